@@ -1,0 +1,114 @@
+"""The card filters, shared by the card browser page and the API (one definition for both)."""
+
+import django_filters
+from django import forms
+from django.db.models import Q
+from django_filters.rest_framework import DjangoFilterBackend
+
+from .models import Card, Game, Keyword, Leader
+
+COLOURLESS = "colourless"
+
+SORTS = {
+    "name": ("name", "Name A–Z"),
+    "-name": ("-name", "Name Z–A"),
+    "cost": ("total_cost", "Cost, low first"),
+    "-cost": ("-total_cost", "Cost, high first"),
+    "rarity": ("rarity__position", "Rarity, common first"),
+    "-rarity": ("-rarity__position", "Rarity, rare first"),
+}
+
+
+class SlugOrNameChoiceField(forms.CharField):
+    """A keyword given by slug ("priory-of-hope") or by name ("Priory of Hope")."""
+
+    def __init__(self, *args, queryset=None, **kwargs):
+        self.queryset = queryset
+        super().__init__(*args, **kwargs)
+
+    def clean(self, value):
+        value = super().clean(value)
+        if not value:
+            return None
+        found = self.queryset.filter(Q(slug=value) | Q(name__iexact=value)).first()
+        if found is None:
+            raise forms.ValidationError(f"Unknown value {value!r}.")
+        return found
+
+
+class SlugOrNameFilter(django_filters.Filter):
+    field_class = SlugOrNameChoiceField
+
+
+class CardFilter(django_filters.FilterSet):
+    """Filters of one game's card list; choices come from that game's vocabulary."""
+
+    q = django_filters.CharFilter(method="filter_q", label="Search name and text")
+    colour = django_filters.MultipleChoiceFilter(
+        method="filter_colour", label="Colour", widget=forms.CheckboxSelectMultiple
+    )
+    rarity = django_filters.MultipleChoiceFilter(
+        field_name="rarity__slug", label="Rarity", widget=forms.CheckboxSelectMultiple
+    )
+    faction = SlugOrNameFilter(method="filter_keyword", label="Faction")
+    keyword = SlugOrNameFilter(method="filter_keyword", label="Keyword")
+    leader = SlugOrNameFilter(method="filter_leader", label="Usable by leader")
+    cost_min = django_filters.NumberFilter(field_name="total_cost", lookup_expr="gte", min_value=0)
+    cost_max = django_filters.NumberFilter(field_name="total_cost", lookup_expr="lte", min_value=0)
+    sort = django_filters.ChoiceFilter(
+        method="filter_sort",
+        label="Sort",
+        choices=[(key, label) for key, (_, label) in SORTS.items()],
+        empty_label=None,
+    )
+
+    class Meta:
+        model = Card
+        fields = []
+
+    def __init__(self, data=None, queryset=None, *, game: Game, **kwargs):
+        super().__init__(data, queryset, **kwargs)
+        self.game = game
+        colours = list(game.colours.all())
+        self.filters["colour"].extra["choices"] = [
+            (c.slug, f"{c.symbol} {c.name}") for c in colours
+        ] + [(COLOURLESS, "◇ Colourless")]
+        self.filters["rarity"].extra["choices"] = [(r.slug, r.name) for r in game.rarities.all()]
+        keywords = Keyword.objects.filter(game=game)
+        self.filters["faction"].extra["queryset"] = keywords.filter(is_faction=True)
+        self.filters["keyword"].extra["queryset"] = keywords
+        self.filters["leader"].extra["queryset"] = Leader.objects.filter(game=game)
+
+    def filter_q(self, queryset, name, value):
+        return queryset.search(value)
+
+    def filter_colour(self, queryset, name, value):
+        if not value:
+            return queryset
+        colours = [v for v in value if v != COLOURLESS]
+        return queryset.with_any_colour(colours, include_colourless=COLOURLESS in value)
+
+    def filter_keyword(self, queryset, name, value):
+        return queryset.with_keyword(value) if value else queryset
+
+    def filter_leader(self, queryset, name, value):
+        return queryset.usable_by(value) if value else queryset
+
+    def filter_sort(self, queryset, name, value):
+        return queryset.order_by(SORTS[value][0], "name") if value else queryset
+
+    @property
+    def qs(self):
+        queryset = super().qs
+        if not self.form.cleaned_data.get("sort"):
+            queryset = queryset.order_by("name")
+        return queryset
+
+
+class GameFilterBackend(DjangoFilterBackend):
+    """Hands the view's game to the filterset, whose choices depend on it."""
+
+    def get_filterset_kwargs(self, request, queryset, view):
+        kwargs = super().get_filterset_kwargs(request, queryset, view)
+        kwargs["game"] = view.game
+        return kwargs

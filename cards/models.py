@@ -1,0 +1,290 @@
+"""The reference data of each game: what admins curate and everyone reads.
+
+A game owns its vocabulary (colours with the cost domain that pays for each, rarities,
+keywords of which some are factions); cards and leaders use only their own game's words.
+"""
+
+from django.core.exceptions import ValidationError
+from django.db import models
+from django.db.models import Exists, OuterRef, Q
+from django.db.models.functions import Lower
+from django.urls import reverse
+from django.utils.text import slugify
+
+
+class Game(models.Model):
+    slug = models.SlugField(unique=True)
+    name = models.CharField(max_length=100, unique=True)
+    description = models.TextField(blank=True)
+    domain_label = models.CharField(
+        max_length=40, default="Domain", help_text="What this game calls a cost symbol."
+    )
+    leader_label = models.CharField(
+        max_length=40, default="Leader", help_text="What this game calls its deck leader."
+    )
+    card_label = models.CharField(max_length=40, default="Card")
+    is_sample = models.BooleanField(
+        default=False, help_text="The pool is sample data, not the real card list."
+    )
+
+    class Meta:
+        ordering = ["name"]
+        constraints = [models.CheckConstraint(condition=~Q(slug=""), name="game_slug_not_empty")]
+
+    def __str__(self):
+        return self.name
+
+    def get_absolute_url(self):
+        return reverse("card-list", kwargs={"game": self.slug})
+
+    def domains(self):
+        """{domain slug: Colour} for the colours that a cost domain pays for."""
+        return {c.domain: c for c in self.colours.all() if c.domain}
+
+
+class Colour(models.Model):
+    """A card colour of one game, and the cost domain that gives it (e.g. life -> green)."""
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="colours")
+    slug = models.SlugField()
+    name = models.CharField(max_length=40)
+    symbol = models.CharField(max_length=8, help_text="Shown beside the colour, never colour alone.")
+    css = models.CharField(max_length=20, default="#888888", help_text="CSS colour for badges.")
+    domain = models.SlugField(blank=True, help_text="Cost key that pays for this colour.")
+    domain_name = models.CharField(max_length=40, blank=True)
+    position = models.PositiveSmallIntegerField(default=0)
+
+    class Meta:
+        ordering = ["game", "position", "slug"]
+        constraints = [
+            models.UniqueConstraint(fields=["game", "slug"], name="colour_unique_slug"),
+            models.UniqueConstraint(
+                fields=["game", "domain"], condition=~Q(domain=""), name="colour_unique_domain"
+            ),
+            models.CheckConstraint(condition=~Q(slug=""), name="colour_slug_not_empty"),
+        ]
+
+    def __str__(self):
+        return f"{self.symbol} {self.name}"
+
+
+class Rarity(models.Model):
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="rarities")
+    slug = models.SlugField()
+    name = models.CharField(max_length=40)
+    symbol = models.CharField(max_length=8, blank=True)
+    position = models.PositiveSmallIntegerField(default=0)
+
+    class Meta:
+        ordering = ["game", "position", "slug"]
+        verbose_name_plural = "rarities"
+        constraints = [
+            models.UniqueConstraint(fields=["game", "slug"], name="rarity_unique_slug"),
+            models.CheckConstraint(condition=~Q(slug=""), name="rarity_slug_not_empty"),
+        ]
+
+    def __str__(self):
+        return self.name
+
+
+class Keyword(models.Model):
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="keywords")
+    name = models.CharField(max_length=60)
+    slug = models.SlugField(max_length=60)
+    is_faction = models.BooleanField(default=False, db_index=True)
+
+    class Meta:
+        ordering = ["game", "name"]
+        constraints = [
+            models.UniqueConstraint(fields=["game", "slug"], name="keyword_unique_slug"),
+            models.UniqueConstraint(Lower("name"), "game", name="keyword_unique_name"),
+            models.CheckConstraint(condition=~Q(name=""), name="keyword_name_not_empty"),
+        ]
+
+    def __str__(self):
+        return self.name
+
+    def save(self, *args, **kwargs):
+        if not self.slug:
+            self.slug = slugify(self.name)
+        super().save(*args, **kwargs)
+
+
+def validate_cost(game: Game, cost) -> dict[str, int]:
+    """Check a faith cost against the game's domains; return it normalised."""
+    if cost in (None, ""):
+        return {}
+    if not isinstance(cost, dict):
+        raise ValidationError('Cost must be an object such as {"life": 2}.')
+    domains = game.domains()
+    errors = []
+    for domain, amount in cost.items():
+        if domain not in domains:
+            known = ", ".join(sorted(domains)) or "none"
+            errors.append(f"Unknown domain {domain!r} (known: {known}).")
+        elif isinstance(amount, bool) or not isinstance(amount, int) or amount < 1:
+            errors.append(f"Cost of {domain!r} must be a whole number of at least 1.")
+    if errors:
+        raise ValidationError(errors)
+    order = list(domains)
+    return {d: cost[d] for d in sorted(cost, key=order.index)}
+
+
+class CardQuerySet(models.QuerySet):
+    def for_listing(self):
+        """Everything a list shows, in a constant number of queries."""
+        return self.select_related("game", "rarity").prefetch_related("colours", "keywords")
+
+    def search(self, text: str):
+        """Cards whose name or text contains `text` (trigram-indexed on PostgreSQL)."""
+        text = text.strip()
+        if not text:
+            return self
+        return self.filter(Q(name__icontains=text) | Q(text__icontains=text))
+
+    def with_any_colour(self, colour_slugs, include_colourless=False):
+        has_colour = Exists(
+            Card.colours.through.objects.filter(
+                card=OuterRef("pk"), colour__slug__in=list(colour_slugs)
+            )
+        )
+        condition = Q(has_colour)
+        if include_colourless:
+            condition |= Q(colour_count=0)
+        return self.filter(condition)
+
+    def with_keyword(self, keyword):
+        return self.filter(
+            Exists(Card.keywords.through.objects.filter(card=OuterRef("pk"), keyword=keyword))
+        )
+
+    def usable_by(self, leader: "Leader"):
+        """Cards that `leader` may put in a deck: every colour and every faction is the leader's.
+
+        Mirrors the colour and faction rules of the deck-rules engine (cards.legality).
+        """
+        foreign_colours = Colour.objects.filter(game=leader.game).exclude(
+            pk__in=leader.colours.all()
+        )
+        foreign_factions = Keyword.objects.filter(game=leader.game, is_faction=True).exclude(
+            pk__in=leader.keywords.all()
+        )
+        return self.filter(game=leader.game).exclude(
+            Exists(
+                Card.colours.through.objects.filter(
+                    card=OuterRef("pk"), colour__in=foreign_colours
+                )
+            )
+        ).exclude(
+            Exists(
+                Card.keywords.through.objects.filter(
+                    card=OuterRef("pk"), keyword__in=foreign_factions
+                )
+            )
+        )
+
+
+class Card(models.Model):
+    game = models.ForeignKey(Game, on_delete=models.PROTECT, related_name="cards")
+    slug = models.SlugField(max_length=120)
+    name = models.CharField(max_length=120)
+    cost = models.JSONField(default=dict, blank=True, help_text='Per domain, e.g. {"life": 2}.')
+    # Derived from `cost` on save and stored, so that lists can filter and sort on them.
+    colours = models.ManyToManyField(Colour, blank=True, related_name="cards", editable=False)
+    colour_count = models.PositiveSmallIntegerField(default=0, editable=False)
+    total_cost = models.PositiveSmallIntegerField(default=0, editable=False, db_index=True)
+    rarity = models.ForeignKey(Rarity, on_delete=models.PROTECT, related_name="cards")
+    keywords = models.ManyToManyField(Keyword, blank=True, related_name="cards")
+    condition = models.TextField(blank=True, help_text="Condition for playing: when it can be played.")
+    text = models.TextField(blank=True, help_text="Effect text.")
+    flavour = models.TextField(blank=True)
+    effect_source = models.CharField(max_length=40, blank=True)
+    makes_attack = models.BooleanField(default=False, db_index=True)
+    image = models.URLField(blank=True)
+    created = models.DateTimeField(auto_now_add=True)
+    updated = models.DateTimeField(auto_now=True)
+
+    objects = CardQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["name"]
+        constraints = [
+            models.UniqueConstraint(fields=["game", "slug"], name="card_unique_slug"),
+            models.UniqueConstraint(Lower("name"), "game", name="card_unique_name"),
+            models.CheckConstraint(condition=~Q(name=""), name="card_name_not_empty"),
+            models.CheckConstraint(condition=~Q(slug=""), name="card_slug_not_empty"),
+        ]
+        indexes = [
+            models.Index(fields=["game", "name"], name="card_game_name"),
+            models.Index(fields=["game", "total_cost"], name="card_game_cost"),
+            models.Index(fields=["game", "rarity"], name="card_game_rarity"),
+            models.Index(fields=["game", "colour_count"], name="card_game_colour_count"),
+        ]
+
+    def __str__(self):
+        return self.name
+
+    def get_absolute_url(self):
+        return reverse("card-detail", kwargs={"game": self.game.slug, "slug": self.slug})
+
+    @property
+    def factions(self):
+        return [k for k in self.keywords.all() if k.is_faction]
+
+    def clean(self):
+        if self.game_id:
+            try:
+                self.cost = validate_cost(self.game, self.cost)
+            except ValidationError as e:
+                raise ValidationError({"cost": e.messages}) from None
+            if self.rarity_id and self.rarity.game_id != self.game_id:
+                raise ValidationError({"rarity": "This rarity belongs to another game."})
+        if not self.slug:
+            self.slug = slugify(self.name)
+
+    def save(self, *args, **kwargs):
+        if not self.slug:
+            self.slug = slugify(self.name)
+        self.total_cost = sum((self.cost or {}).values())
+        colours = [c for d, c in self.game.domains().items() if d in (self.cost or {})]
+        self.colour_count = len(colours)
+        super().save(*args, **kwargs)
+        self.colours.set(colours)
+
+
+class Leader(models.Model):
+    game = models.ForeignKey(Game, on_delete=models.PROTECT, related_name="leaders")
+    slug = models.SlugField(max_length=120)
+    name = models.CharField(max_length=120)
+    colours = models.ManyToManyField(
+        Colour, blank=True, related_name="leaders", help_text="Matching colours."
+    )
+    keywords = models.ManyToManyField(Keyword, blank=True, related_name="leaders")
+    text = models.TextField(blank=True)
+    image = models.URLField(blank=True)
+    created = models.DateTimeField(auto_now_add=True)
+    updated = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["name"]
+        constraints = [
+            models.UniqueConstraint(fields=["game", "slug"], name="leader_unique_slug"),
+            models.UniqueConstraint(Lower("name"), "game", name="leader_unique_name"),
+            models.CheckConstraint(condition=~Q(name=""), name="leader_name_not_empty"),
+            models.CheckConstraint(condition=~Q(slug=""), name="leader_slug_not_empty"),
+        ]
+
+    def __str__(self):
+        return self.name
+
+    def get_absolute_url(self):
+        return reverse("leader-detail", kwargs={"game": self.game.slug, "slug": self.slug})
+
+    @property
+    def factions(self):
+        return [k for k in self.keywords.all() if k.is_faction]
+
+    def save(self, *args, **kwargs):
+        if not self.slug:
+            self.slug = slugify(self.name)
+        super().save(*args, **kwargs)

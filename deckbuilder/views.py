@@ -1,0 +1,17 @@
+from django.db import connection
+from django.http import JsonResponse
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_safe
+
+
+@never_cache
+@require_safe
+def healthz(request):
+    """200 when the site and its database answer, 503 otherwise."""
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT 1")
+            cursor.fetchone()
+    except Exception as exc:  # any database failure means "not healthy", never a 500
+        return JsonResponse({"status": "error", "database": str(exc.__class__.__name__)}, status=503)
+    return JsonResponse({"status": "ok", "database": "ok"})
