@@ -90,7 +90,11 @@ class GameScopedSerializer(serializers.ModelSerializer):
 
 
 class CardSerializer(GameScopedSerializer):
-    rarity = serializers.SlugRelatedField(slug_field="slug", queryset=Rarity.objects.none())
+    rarity = serializers.SlugRelatedField(
+        slug_field="slug",
+        queryset=Rarity.objects.none(),
+        error_messages={"does_not_exist": "Unknown rarity {value!r} in this game."},
+    )
     cost = serializers.JSONField(required=False)
     colours = serializers.SlugRelatedField(slug_field="slug", many=True, read_only=True)
 
@@ -126,7 +130,11 @@ class CardSerializer(GameScopedSerializer):
 
 class LeaderSerializer(GameScopedSerializer):
     colours = serializers.SlugRelatedField(
-        slug_field="slug", many=True, queryset=Colour.objects.none(), required=False
+        slug_field="slug",
+        many=True,
+        queryset=Colour.objects.none(),
+        required=False,
+        error_messages={"does_not_exist": "Unknown colour {value!r} in this game."},
     )
 
     class Meta:
@@ -182,14 +190,22 @@ class CardViewSet(GameScopedViewSet):
     serializer_class = CardSerializer
     filterset_class = CardFilter
 
+    queryset = Card.objects.none()  # for the schema; requests use get_queryset
+
     def get_queryset(self):
+        if getattr(self, "swagger_fake_view", False):
+            return self.queryset
         return Card.objects.filter(game=self.game).for_listing()
 
 
 class LeaderViewSet(GameScopedViewSet):
     serializer_class = LeaderSerializer
 
+    queryset = Leader.objects.none()
+
     def get_queryset(self):
+        if getattr(self, "swagger_fake_view", False):
+            return self.queryset
         return (
             Leader.objects.filter(game=self.game)
             .select_related("game")

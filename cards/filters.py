@@ -4,6 +4,8 @@ import django_filters
 from django import forms
 from django.db.models import Q
 from django_filters.rest_framework import DjangoFilterBackend
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema_field
 
 from .models import Card, Game, Keyword, Leader
 
@@ -36,6 +38,7 @@ class SlugOrNameChoiceField(forms.CharField):
         return found
 
 
+@extend_schema_field(OpenApiTypes.STR)
 class SlugOrNameFilter(django_filters.Filter):
     field_class = SlugOrNameChoiceField
 
@@ -82,7 +85,7 @@ class CardFilter(django_filters.FilterSet):
     def filter_q(self, queryset, name, value):
         return queryset.search(value)
 
-    def filter_colour(self, queryset, name, value):
+    def filter_colour(self, queryset, name, value: str):
         if not value:
             return queryset
         colours = [v for v in value if v != COLOURLESS]

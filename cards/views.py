@@ -1,8 +1,195 @@
-from django.http import HttpResponse
+"""Server-rendered pages of the reference data: games, the card browser, cards and leaders.
+
+Views stay thin: they look objects up by slug, hand reads to QuerySet methods and the shared
+CardFilter, and pass plain values to templates. Every page runs a constant number of queries
+whatever the number of cards shown (lists use `for_listing()` and its prefetched relations).
+"""
+
+from django.core.paginator import Paginator
+from django.db.models import Count, IntegerField, OuterRef, Subquery
+from django.db.models.functions import Coalesce
+from django.shortcuts import get_object_or_404, render
+from django.views.decorators.http import require_safe
+
+from .filters import COLOURLESS, CardFilter
+from .models import Card, Colour, Game, Keyword, Leader
+
+CARDS_PER_PAGE = 24
 
 
-def _todo(request, **kwargs):
-    return HttpResponse("todo")
+# --- helpers --------------------------------------------------------------------------------
 
 
-home = game_detail = card_list = card_detail = leader_list = leader_detail = _todo
+def _count_of(model):
+    """A subquery counting the rows of `model` of the outer game (no join fan-out)."""
+    counts = (
+        model.objects.filter(game=OuterRef("pk"))
+        .order_by()
+        .values("game")
+        .annotate(n=Count("pk"))
+        .values("n")
+    )
+    return Coalesce(Subquery(counts, output_field=IntegerField()), 0)
+
+
+def _get_game(slug: str) -> Game:
+    return get_object_or_404(Game, slug=slug)
+
+
+def _games_for_nav():
+    return list(Game.objects.only("slug", "name").order_by("name"))
+
+
+def _page(request, template, context, status=200):
+    """Render a page of the site; every page gets the games for the header navigation."""
+    context.setdefault("nav_games", _games_for_nav())
+    return render(request, template, context, status=status)
+
+
+def _cost_items(card: Card, domains: dict[str, Colour]) -> list[tuple[Colour, int]]:
+    """The card's faith cost as (colour of the domain, amount), in the game's domain order."""
+    cost = card.cost or {}
+    return [(colour, cost[domain]) for domain, colour in domains.items() if domain in cost]
+
+
+def _with_costs(cards, domains):
+    """Attach `cost_items` to each card of a list, for templates (no queries)."""
+    cards = list(cards)
+    for card in cards:
+        card.cost_items = _cost_items(card, domains)
+    return cards
+
+
+def _paginate(request, queryset):
+    page = Paginator(queryset, CARDS_PER_PAGE).get_page(request.GET.get("page"))
+    return page, page.object_list
+
+
+def leaders_able_to_use(card: Card, leaders) -> list[Leader]:
+    """The leaders (with prefetched colours and keywords) that may put `card` in a deck.
+
+    A leader may use a card when every colour of the card is one of the leader's matching
+    colours (colourless cards match everyone) and every faction the card names is among the
+    leader's keywords. Mirrors CardQuerySet.usable_by, which answers the other direction.
+    """
+    card_colours = {c.pk for c in card.colours.all()}
+    card_factions = {k.pk for k in card.keywords.all() if k.is_faction}
+    able = []
+    for leader in leaders:
+        leader_colours = {c.pk for c in leader.colours.all()}
+        leader_keywords = {k.pk for k in leader.keywords.all()}
+        if card_colours <= leader_colours and card_factions <= leader_keywords:
+            able.append(leader)
+    return able
+
+
+# --- pages ----------------------------------------------------------------------------------
+
+
+@require_safe
+def home(request):
+    games = list(
+        Game.objects.annotate(card_count=_count_of(Card), leader_count=_count_of(Leader))
+    )
+    return _page(request, "cards/home.html", {"games": games, "nav_games": games})
+
+
+@require_safe
+def game_detail(request, game):
+    game = get_object_or_404(
+        Game.objects.annotate(card_count=_count_of(Card), leader_count=_count_of(Leader)),
+        slug=game,
+    )
+    keywords = Keyword.objects.filter(game=game, is_faction=True)
+    return _page(
+        request,
+        "cards/game_detail.html",
+        {
+            "game": game,
+            "colours": list(game.colours.all()),
+            "rarities": list(game.rarities.all()),
+            "factions": list(keywords),
+        },
+    )
+
+
+@require_safe
+def card_list(request, game):
+    game = _get_game(game)
+    filterset = CardFilter(
+        request.GET, queryset=Card.objects.filter(game=game).for_listing(), game=game
+    )
+    colours = list(game.colours.all())
+    keywords = list(Keyword.objects.filter(game=game))
+    valid = filterset.is_valid()
+    if valid:
+        page, cards = _paginate(request, filterset.qs)
+        cards = _with_costs(cards, {c.domain: c for c in colours if c.domain})
+    else:
+        page, cards = None, []
+
+    chosen_colours = set(request.GET.getlist("colour"))
+    chosen_rarities = set(request.GET.getlist("rarity"))
+    active = [
+        key
+        for key in ("q", "colour", "rarity", "faction", "keyword", "leader", "cost_min", "cost_max")
+        if any(v.strip() for v in request.GET.getlist(key))
+    ]
+    context = {
+        "game": game,
+        "filter": filterset,
+        "form": filterset.form,
+        "page": page,
+        "cards": cards,
+        "valid": valid,
+        "active_filters": len(active),
+        "colour_options": [
+            {"value": c.slug, "colour": c, "checked": c.slug in chosen_colours} for c in colours
+        ]
+        + [{"value": COLOURLESS, "colour": None, "checked": COLOURLESS in chosen_colours}],
+        "rarity_options": [
+            {"value": r.slug, "rarity": r, "checked": r.slug in chosen_rarities}
+            for r in game.rarities.all()
+        ],
+        "factions": [k for k in keywords if k.is_faction],
+        "keywords": keywords,
+        "leaders": list(Leader.objects.filter(game=game).only("slug", "name")),
+        "sorts": filterset.form.fields["sort"].choices,
+        "current_sort": request.GET.get("sort") or "name",
+    }
+    return _page(request, "cards/card_list.html", context, status=200 if valid else 400)
+
+
+@require_safe
+def card_detail(request, game, slug):
+    game = _get_game(game)
+    card = get_object_or_404(Card.objects.filter(game=game).for_listing(), slug=slug)
+    card.cost_items = _cost_items(card, game.domains())
+    leaders = Leader.objects.filter(game=game).prefetch_related("colours", "keywords")
+    return _page(
+        request,
+        "cards/card_detail.html",
+        {"game": game, "card": card, "leaders": leaders_able_to_use(card, leaders)},
+    )
+
+
+@require_safe
+def leader_list(request, game):
+    game = _get_game(game)
+    leaders = Leader.objects.filter(game=game).prefetch_related("colours", "keywords")
+    return _page(request, "cards/leader_list.html", {"game": game, "leaders": leaders})
+
+
+@require_safe
+def leader_detail(request, game, slug):
+    game = _get_game(game)
+    leader = get_object_or_404(
+        Leader.objects.filter(game=game).prefetch_related("colours", "keywords"), slug=slug
+    )
+    page, cards = _paginate(request, Card.objects.usable_by(leader).for_listing())
+    cards = _with_costs(cards, game.domains())
+    return _page(
+        request,
+        "cards/leader_detail.html",
+        {"game": game, "leader": leader, "page": page, "cards": cards},
+    )

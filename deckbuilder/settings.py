@@ -46,6 +46,8 @@ def env_int(name: str, default: int) -> int:
 
 
 DEBUG = env_bool("DEBUG", False)
+# Set by the test suite: fast password hashing, static files without a built manifest.
+TESTING = env_bool("TESTING", False)
 
 SECRET_KEY = env_str("SECRET_KEY")
 if not SECRET_KEY:
@@ -136,7 +138,7 @@ STORAGES = {
     "staticfiles": {
         "BACKEND": (
             "django.contrib.staticfiles.storage.StaticFilesStorage"
-            if DEBUG
+            if DEBUG or TESTING
             else "whitenoise.storage.CompressedManifestStaticFilesStorage"
         )
     },
@@ -194,5 +196,5 @@ LOGGING = {
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
 }
 
-if env_bool("FAST_PASSWORD_HASHER", False):  # tests: hashing strength is not under test
+if TESTING:  # hashing strength is not under test
     PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
