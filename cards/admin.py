@@ -1,0 +1,345 @@
+"""Django admin of the reference data, plus bulk import and export pages for cards and leaders.
+
+Staff curate the reference data (as in the API, where any staff user may write): every staff
+user may view, add, change and delete games, keywords, cards and leaders here, without needing
+per-model permissions. Lists run a constant number of queries (related rows are joined or
+prefetched).
+"""
+
+from django import forms
+from django.contrib import admin, messages
+from django.core.exceptions import ValidationError
+from django.http import HttpResponse
+from django.shortcuts import get_object_or_404, redirect
+from django.template.response import TemplateResponse
+from django.urls import path, reverse
+
+from . import importers
+from .models import Card, Colour, Game, Keyword, Leader, Rarity
+
+
+class StaffCuratorMixin:
+    """Any active staff user curates the reference data (the API's rule, IsStaffOrReadOnly)."""
+
+    def _is_curator(self, request):
+        return request.user.is_active and request.user.is_staff
+
+    def has_module_permission(self, request):
+        return self._is_curator(request)
+
+    def has_view_permission(self, request, obj=None):
+        return self._is_curator(request)
+
+    def has_add_permission(self, request, *args):
+        return self._is_curator(request)
+
+    def has_change_permission(self, request, obj=None):
+        return self._is_curator(request)
+
+    def has_delete_permission(self, request, obj=None):
+        return self._is_curator(request)
+
+
+class FactionListFilter(admin.SimpleListFilter):
+    """Faction keywords (of the game chosen in the game filter, if any)."""
+
+    title = "faction"
+    parameter_name = "faction"
+
+    def lookups(self, request, model_admin):
+        factions = Keyword.objects.filter(is_faction=True).select_related("game")
+        game = request.GET.get("game__id__exact")
+        if game and game.isdigit():
+            factions = factions.filter(game_id=game)
+        several_games = len({k.game_id for k in factions}) > 1
+        return [
+            (str(k.pk), f"{k.name} ({k.game.name})" if several_games else k.name) for k in factions
+        ]
+
+    def queryset(self, request, queryset):
+        value = self.value()
+        if value and value.isdigit():
+            return queryset.filter(keywords__pk=value)
+        return queryset
+
+
+def _names(objects) -> str:
+    return ", ".join(str(o) for o in objects) or "—"
+
+
+# --- games and their vocabulary -------------------------------------------------------------
+
+
+class ColourInline(StaffCuratorMixin, admin.TabularInline):
+    model = Colour
+    extra = 0
+    fields = ["position", "slug", "name", "symbol", "css", "domain", "domain_name"]
+
+
+class RarityInline(StaffCuratorMixin, admin.TabularInline):
+    model = Rarity
+    extra = 0
+    fields = ["position", "slug", "name", "symbol"]
+
+
+@admin.register(Game)
+class GameAdmin(StaffCuratorMixin, admin.ModelAdmin):
+    list_display = ["name", "slug", "is_sample"]
+    list_filter = ["is_sample"]
+    search_fields = ["name", "slug", "description"]
+    prepopulated_fields = {"slug": ["name"]}
+    inlines = [ColourInline, RarityInline]
+
+
+@admin.register(Keyword)
+class KeywordAdmin(StaffCuratorMixin, admin.ModelAdmin):
+    list_display = ["name", "game", "is_faction"]
+    list_editable = ["is_faction"]
+    list_filter = ["game", "is_faction"]
+    list_select_related = ["game"]
+    search_fields = ["name"]
+    prepopulated_fields = {"slug": ["name"]}
+
+
+# --- cards and leaders ----------------------------------------------------------------------
+
+
+class GameScopedForm(forms.ModelForm):
+    """Relations of a card or leader must belong to its own game."""
+
+    game_scoped = ("keywords",)
+    image = forms.URLField(required=False, max_length=200, assume_scheme="https")
+
+    def clean(self):
+        cleaned = super().clean()
+        game = cleaned.get("game")
+        if game is None:
+            return cleaned
+        for name in self.game_scoped:
+            foreign = [o for o in cleaned.get(name) or [] if o.game_id != game.pk]
+            if foreign:
+                self.add_error(name, f"Not of the game {game}: {_names(foreign)}.")
+        name = cleaned.get("name")
+        others = self._meta.model.objects.filter(game=game, name__iexact=name or "")
+        if self.instance.pk:
+            others = others.exclude(pk=self.instance.pk)
+        if name and others.exists():
+            self.add_error("name", f"{name!r} already exists in this game.")
+        return cleaned
+
+
+class CardAdminForm(GameScopedForm):
+    """Cost is checked by Card.clean (cards.models.validate_cost) and stored normalised."""
+
+    class Meta:
+        model = Card
+        fields = [
+            "game",
+            "name",
+            "slug",
+            "rarity",
+            "keywords",
+            "cost",
+            "condition",
+            "text",
+            "flavour",
+            "effect_source",
+            "makes_attack",
+            "image",
+        ]
+
+
+class LeaderAdminForm(GameScopedForm):
+    game_scoped = ("keywords", "colours")
+
+    class Meta:
+        model = Leader
+        fields = ["game", "name", "slug", "colours", "keywords", "text", "image"]
+        widgets = {"colours": forms.CheckboxSelectMultiple}
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        colours = self.fields["colours"]
+        if self.instance.pk:
+            colours.queryset = colours.queryset.filter(game=self.instance.game_id)
+        else:
+            colours.queryset = colours.queryset.select_related("game")
+            colours.label_from_instance = lambda c: f"{c.game.name}: {c}"
+
+
+@admin.register(Card)
+class CardAdmin(StaffCuratorMixin, admin.ModelAdmin):
+    form = CardAdminForm
+    list_display = [
+        "name",
+        "game",
+        "rarity",
+        "cost_display",
+        "colour_display",
+        "total_cost",
+        "faction_display",
+        "makes_attack",
+    ]
+    list_select_related = ["game", "rarity"]
+    list_filter = ["game", "colours", "rarity", FactionListFilter, "makes_attack"]
+    search_fields = ["name", "text"]
+    autocomplete_fields = ["keywords"]
+    prepopulated_fields = {"slug": ["name"]}
+    readonly_fields = ["colour_display", "total_cost", "created", "updated"]
+    fieldsets = [
+        (None, {"fields": ["game", "name", "slug", "rarity", "keywords"]}),
+        ("Faith cost", {"fields": ["cost", "colour_display", "total_cost"]}),
+        ("Text", {"fields": ["condition", "text", "flavour", "effect_source", "makes_attack"]}),
+        (None, {"fields": ["image", "created", "updated"]}),
+    ]
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).prefetch_related("colours", "keywords")
+
+    @admin.display(description="cost")
+    def cost_display(self, card):
+        return importers.format_cost(card.cost) or "—"
+
+    @admin.display(description="colours")
+    def colour_display(self, card):
+        if card.pk is None:
+            return "(from the cost, on save)"
+        return _names(card.colours.all())
+
+    @admin.display(description="factions")
+    def faction_display(self, card):
+        return _names(card.factions)
+
+    def get_urls(self):
+        view = self.admin_site.admin_view
+        return [
+            path("import/", view(self.import_view), name="cards_card_import"),
+            path("export/", view(self.export_view), name="cards_card_export"),
+            path(
+                "export/<slug:game>.<str:fmt>",
+                view(self.export_view),
+                name="cards_card_export_file",
+            ),
+            *super().get_urls(),
+        ]
+
+    def import_view(self, request):
+        if not self.has_add_permission(request) or not self.has_change_permission(request):
+            return redirect("admin:index")
+        report = None
+        if request.method == "POST":
+            form = ImportForm(request.POST, request.FILES)
+            if form.is_valid():
+                report = form.run()
+                if report.written:
+                    self.message_user(request, report.summary(), messages.SUCCESS)
+                    return redirect("admin:cards_card_changelist")
+        else:
+            form = ImportForm()
+        context = {
+            **self.admin_site.each_context(request),
+            "opts": self.opts,
+            "title": "Import cards and leaders",
+            "form": form,
+            "report": report,
+            "columns": importers.CSV_COLUMNS,
+        }
+        return TemplateResponse(request, "admin/cards/card/import.html", context)
+
+    def export_view(self, request, game=None, fmt=None):
+        if not self.has_view_permission(request):
+            return redirect("admin:index")
+        if game is None:
+            context = {
+                **self.admin_site.each_context(request),
+                "opts": self.opts,
+                "title": "Export cards and leaders",
+                "games": [
+                    (
+                        g,
+                        [
+                            (f, reverse("admin:cards_card_export_file", args=[g.slug, f]))
+                            for f in importers.FORMATS
+                        ],
+                    )
+                    for g in Game.objects.order_by("name")
+                ],
+            }
+            return TemplateResponse(request, "admin/cards/card/export.html", context)
+        found = get_object_or_404(Game, slug=game)
+        if fmt not in importers.FORMATS:
+            return HttpResponse("Unknown format: use json or csv.", status=404)
+        content_type = "application/json" if fmt == "json" else "text/csv"
+        response = HttpResponse(
+            importers.export_game(game=found, fmt=fmt),
+            content_type=f"{content_type}; charset=utf-8",
+        )
+        response["Content-Disposition"] = f'attachment; filename="{found.slug}.{fmt}"'
+        return response
+
+
+@admin.register(Leader)
+class LeaderAdmin(StaffCuratorMixin, admin.ModelAdmin):
+    form = LeaderAdminForm
+    list_display = ["name", "game", "colour_display", "faction_display"]
+    list_select_related = ["game"]
+    list_filter = ["game", "colours", FactionListFilter]
+    search_fields = ["name", "text"]
+    autocomplete_fields = ["keywords"]
+    prepopulated_fields = {"slug": ["name"]}
+    readonly_fields = ["created", "updated"]
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).prefetch_related("colours", "keywords")
+
+    @admin.display(description="matching colours")
+    def colour_display(self, leader):
+        return _names(leader.colours.all())
+
+    @admin.display(description="factions")
+    def faction_display(self, leader):
+        return _names(leader.factions)
+
+
+class ImportForm(forms.Form):
+    file = forms.FileField(help_text="A .json or .csv file (see the formats below).")
+    fmt = forms.ChoiceField(
+        label="Format",
+        required=False,
+        choices=[("", "From the file name"), *((f, f.upper()) for f in importers.FORMATS)],
+    )
+    game = forms.ModelChoiceField(
+        queryset=Game.objects.order_by("name"),
+        required=False,
+        to_field_name="slug",
+        help_text="Needed for a CSV file without a game column; otherwise taken from the file.",
+    )
+    dry_run = forms.BooleanField(
+        required=False, initial=True, help_text="Only check the file and report: write nothing."
+    )
+
+    def clean(self):
+        cleaned = super().clean()
+        upload = cleaned.get("file")
+        if upload is None:
+            return cleaned
+        try:
+            data = importers.read_file(upload, fmt=cleaned.get("fmt") or None)
+            game = cleaned.get("game")
+            cleaned["target"] = importers.resolve_game(
+                file_game=data.game, requested=game.slug if game else None
+            )
+        except importers.ImportFileError as e:
+            raise ValidationError(str(e)) from None
+        cleaned["data"] = data
+        return cleaned
+
+    def run(self) -> importers.ImportReport:
+        data = self.cleaned_data["data"]
+        return importers.import_records(
+            game=self.cleaned_data["target"],
+            cards=data.cards,
+            leaders=data.leaders,
+            errors=data.errors,
+            dry_run=self.cleaned_data["dry_run"],
+        )

@@ -38,7 +38,16 @@ class GameSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Game
-        fields = ["slug", "name", "description", "is_sample", "colours", "rarities", "factions", "url"]
+        fields = [
+            "slug",
+            "name",
+            "description",
+            "is_sample",
+            "colours",
+            "rarities",
+            "factions",
+            "url",
+        ]
 
     def get_factions(self, game) -> list[str]:
         return [k.name for k in game.keywords.all() if k.is_faction]
@@ -81,7 +90,9 @@ class GameScopedSerializer(serializers.ModelSerializer):
         if "slug" not in attrs and not self.instance:
             attrs["slug"] = slugify(name)
             if not attrs["slug"]:
-                raise serializers.ValidationError({"name": ["Name must contain a letter or digit."]})
+                raise serializers.ValidationError(
+                    {"name": ["Name must contain a letter or digit."]}
+                )
         if "name" in attrs and others.filter(name__iexact=name).exists():
             raise serializers.ValidationError({"name": [f"{name!r} already exists in this game."]})
         if "slug" in attrs and others.filter(slug=attrs["slug"]).exists():
@@ -101,8 +112,21 @@ class CardSerializer(GameScopedSerializer):
     class Meta:
         model = Card
         fields = [
-            "slug", "name", "rarity", "cost", "colours", "total_cost", "keywords", "factions",
-            "condition", "text", "flavour", "effect_source", "makes_attack", "image", "url",
+            "slug",
+            "name",
+            "rarity",
+            "cost",
+            "colours",
+            "total_cost",
+            "keywords",
+            "factions",
+            "condition",
+            "text",
+            "flavour",
+            "effect_source",
+            "makes_attack",
+            "image",
+            "url",
         ]
         read_only_fields = ["total_cost"]
 
@@ -153,7 +177,9 @@ class LeaderSerializer(GameScopedSerializer):
         keywords = data.pop("keywords", None)
         colours = data.pop("colours", None)
         if self.instance:
-            keywords = keywords if keywords is not None else [k.name for k in self.instance.keywords.all()]
+            keywords = (
+                keywords if keywords is not None else [k.name for k in self.instance.keywords.all()]
+            )
             colours = colours if colours is not None else list(self.instance.colours.all())
         self.instance = services.save_leader(
             game=self.game,
@@ -179,7 +205,9 @@ class GameScopedViewSet(viewsets.ModelViewSet):
 
     @cached_property
     def game(self) -> Game:
-        return get_object_or_404(Game.objects.prefetch_related("colours", "rarities"), slug=self.kwargs["game"])
+        return get_object_or_404(
+            Game.objects.prefetch_related("colours", "rarities"), slug=self.kwargs["game"]
+        )
 
     def get_serializer_context(self):
         return {**super().get_serializer_context(), "game": self.game}

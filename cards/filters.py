@@ -51,7 +51,10 @@ class CardFilter(django_filters.FilterSet):
         method="filter_colour", label="Colour", widget=forms.CheckboxSelectMultiple
     )
     rarity = django_filters.MultipleChoiceFilter(
-        field_name="rarity__slug", label="Rarity", widget=forms.CheckboxSelectMultiple
+        field_name="rarity__slug",
+        label="Rarity",
+        widget=forms.CheckboxSelectMultiple,
+        distinct=False,  # a foreign key: no duplicate rows to remove
     )
     faction = SlugOrNameFilter(method="filter_keyword", label="Faction")
     keyword = SlugOrNameFilter(method="filter_keyword", label="Keyword")

@@ -21,8 +21,16 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-__all__ = ["CardInfo", "LeaderInfo", "Problem", "Report", "check", "validate_format",
-           "card_problems", "SUBSET_RULES"]
+__all__ = [
+    "CardInfo",
+    "LeaderInfo",
+    "Problem",
+    "Report",
+    "check",
+    "validate_format",
+    "card_problems",
+    "SUBSET_RULES",
+]
 
 
 @dataclass(frozen=True)
@@ -60,8 +68,11 @@ class Report:
     problems: list[Problem] = field(default_factory=list)
 
     def as_dict(self) -> dict:
-        return {"legal": self.legal, "card_count": self.card_count,
-                "problems": [p.as_dict() for p in self.problems]}
+        return {
+            "legal": self.legal,
+            "card_count": self.card_count,
+            "problems": [p.as_dict() for p in self.problems],
+        }
 
 
 Deck = list[tuple[CardInfo, int]]
@@ -77,6 +88,7 @@ def _join(names: Iterable[str]) -> str:
 
 # --- rules ------------------------------------------------------------------------------------
 # Each rule: a function (params, leader, deck) -> problems, and the schema of its parameters.
+
 
 def _leader_required(params, leader: LeaderInfo | None, deck: Deck):
     if leader is None:
@@ -133,14 +145,18 @@ def _subset_rule(code: str, card_attr: str, leader_attr: str, describe):
 
 
 _colour_identity = _subset_rule(
-    "colour_mismatch", "colours", "colours",
+    "colour_mismatch",
+    "colours",
+    "colours",
     lambda card, leader, missing: (
         f"{card.name} is {_join(missing)}, which {leader.name} does not match"
         f" (matches: {_join(leader.colours) or 'no colour'})"
     ),
 )
 _faction_gate = _subset_rule(
-    "faction_mismatch", "factions", "factions",
+    "faction_mismatch",
+    "factions",
+    "factions",
     lambda card, leader, missing: (
         f"{card.name} belongs to {_join(missing)}, which is not a faction of {leader.name}"
     ),
@@ -150,15 +166,19 @@ _COUNT = {"type": "integer", "minimum": 0}
 RULES = {
     "leader_required": (_leader_required, {}),
     "deck_size": (_deck_size, {"exactly": _COUNT, "min": _COUNT, "max": _COUNT}),
-    "copy_limit": (_copy_limit, {
-        "by": {"enum": ["rarity", "name"]},
-        "limits": {"type": "object", "additionalProperties": _COUNT},
-        "default": _COUNT,
-    }),
+    "copy_limit": (
+        _copy_limit,
+        {
+            "by": {"enum": ["rarity", "name"]},
+            "limits": {"type": "object", "additionalProperties": _COUNT},
+            "default": _COUNT,
+        },
+    ),
     "colour_identity": (_colour_identity, {}),
     "faction_gate": (_faction_gate, {}),
 }
 SUBSET_RULES = {name: fn for name, (fn, _) in RULES.items() if hasattr(fn, "card_attr")}
+
 
 def validate_format(fmt) -> list[str]:
     """Every reason `fmt` is not a usable format; empty when it is."""
@@ -198,11 +218,7 @@ def check(
 ) -> Report:
     """Judge a deck: the leader (or None) and (card, count) pairs, against a format."""
     deck = [(card, n) for card, n in cards if n > 0]
-    problems = [
-        problem
-        for rule in fmt
-        for problem in RULES[rule["rule"]][0](rule, leader, deck)
-    ]
+    problems = [problem for rule in fmt for problem in RULES[rule["rule"]][0](rule, leader, deck)]
     return Report(legal=not problems, card_count=sum(n for _, n in deck), problems=problems)
 
 

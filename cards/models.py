@@ -48,7 +48,9 @@ class Colour(models.Model):
     game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="colours")
     slug = models.SlugField()
     name = models.CharField(max_length=40)
-    symbol = models.CharField(max_length=8, help_text="Shown beside the colour, never colour alone.")
+    symbol = models.CharField(
+        max_length=8, help_text="Shown beside the colour, never colour alone."
+    )
     css = models.CharField(max_length=20, default="#888888", help_text="CSS colour for badges.")
     domain = models.SlugField(blank=True, help_text="Cost key that pays for this colour.")
     domain_name = models.CharField(max_length=40, blank=True)
@@ -163,22 +165,26 @@ class CardQuerySet(models.QuerySet):
 
         Mirrors the colour and faction rules of the deck-rules engine (cards.legality).
         """
-        foreign_colours = Colour.objects.filter(game=leader.game).exclude(
+        foreign_colours = Colour.objects.filter(game_id=leader.game_id).exclude(
             pk__in=leader.colours.all()
         )
-        foreign_factions = Keyword.objects.filter(game=leader.game, is_faction=True).exclude(
+        foreign_factions = Keyword.objects.filter(game_id=leader.game_id, is_faction=True).exclude(
             pk__in=leader.keywords.all()
         )
-        return self.filter(game=leader.game).exclude(
-            Exists(
-                Card.colours.through.objects.filter(
-                    card=OuterRef("pk"), colour__in=foreign_colours
+        return (
+            self.filter(game=leader.game)
+            .exclude(
+                Exists(
+                    Card.colours.through.objects.filter(
+                        card=OuterRef("pk"), colour__in=foreign_colours
+                    )
                 )
             )
-        ).exclude(
-            Exists(
-                Card.keywords.through.objects.filter(
-                    card=OuterRef("pk"), keyword__in=foreign_factions
+            .exclude(
+                Exists(
+                    Card.keywords.through.objects.filter(
+                        card=OuterRef("pk"), keyword__in=foreign_factions
+                    )
                 )
             )
         )
@@ -195,7 +201,9 @@ class Card(models.Model):
     total_cost = models.PositiveSmallIntegerField(default=0, editable=False, db_index=True)
     rarity = models.ForeignKey(Rarity, on_delete=models.PROTECT, related_name="cards")
     keywords = models.ManyToManyField(Keyword, blank=True, related_name="cards")
-    condition = models.TextField(blank=True, help_text="Condition for playing: when it can be played.")
+    condition = models.TextField(
+        blank=True, help_text="Condition for playing: when it can be played."
+    )
     text = models.TextField(blank=True, help_text="Effect text.")
     flavour = models.TextField(blank=True)
     effect_source = models.CharField(max_length=40, blank=True)

@@ -20,7 +20,9 @@ def keywords_by_name(*, game: Game, names: Iterable[str]) -> list[Keyword]:
 
 
 @transaction.atomic
-def save_card(*, game: Game, fields: dict, keywords: Iterable[str], card: Card | None = None) -> Card:
+def save_card(
+    *, game: Game, fields: dict, keywords: Iterable[str], card: Card | None = None
+) -> Card:
     """Create or update a card; `fields` are already validated model fields."""
     card = card or Card(game=game)
     for name, value in fields.items():
@@ -54,15 +56,20 @@ def save_game(*, definition: dict) -> Game:
 
     Idempotent: colours, rarities and factions are matched by slug and updated in place.
     """
-    fields = {k: definition[k] for k in ("name", "description", "domain_label", "leader_label",
-                                          "card_label", "is_sample") if k in definition}
+    fields = {
+        k: definition[k]
+        for k in ("name", "description", "domain_label", "leader_label", "card_label", "is_sample")
+        if k in definition
+    }
     game, _ = Game.objects.update_or_create(slug=definition["slug"], defaults=fields)
     for position, colour in enumerate(definition.get("colours", [])):
         Colour.objects.update_or_create(
             game=game, slug=colour["slug"], defaults={**colour, "position": position}
         )
     for position, rarity in enumerate(definition.get("rarities", [])):
-        game.rarities.update_or_create(slug=rarity["slug"], defaults={**rarity, "position": position})
+        game.rarities.update_or_create(
+            slug=rarity["slug"], defaults={**rarity, "position": position}
+        )
     for name in definition.get("factions", []):
         keyword = keywords_by_name(game=game, names=[name])[0]
         if not keyword.is_faction:

@@ -16,6 +16,19 @@ from .models import Card, Colour, Game, Keyword, Leader
 
 CARDS_PER_PAGE = 24
 
+# Labels of the card browser's fields, as the page names them (for the error summary).
+FILTER_LABELS = {
+    "q": "Search",
+    "colour": "Colour",
+    "rarity": "Rarity",
+    "faction": "Faction",
+    "keyword": "Keyword",
+    "leader": "Usable by",
+    "cost_min": "Total cost from",
+    "cost_max": "Total cost to",
+    "sort": "Sort",
+}
+
 
 # --- helpers --------------------------------------------------------------------------------
 
@@ -32,18 +45,8 @@ def _count_of(model):
     return Coalesce(Subquery(counts, output_field=IntegerField()), 0)
 
 
-def _get_game(slug: str) -> Game:
-    return get_object_or_404(Game, slug=slug)
-
-
-def _games_for_nav():
-    return list(Game.objects.only("slug", "name").order_by("name"))
-
-
-def _page(request, template, context, status=200):
-    """Render a page of the site; every page gets the games for the header navigation."""
-    context.setdefault("nav_games", _games_for_nav())
-    return render(request, template, context, status=status)
+def _get_game(slug: str, *prefetch: str) -> Game:
+    return get_object_or_404(Game.objects.prefetch_related(*prefetch), slug=slug)
 
 
 def _cost_items(card: Card, domains: dict[str, Colour]) -> list[tuple[Colour, int]]:
@@ -62,6 +65,7 @@ def _with_costs(cards, domains):
 
 def _paginate(request, queryset):
     page = Paginator(queryset, CARDS_PER_PAGE).get_page(request.GET.get("page"))
+    page.elided_range = list(page.paginator.get_elided_page_range(page.number, on_each_side=2))
     return page, page.object_list
 
 
@@ -88,10 +92,8 @@ def leaders_able_to_use(card: Card, leaders) -> list[Leader]:
 
 @require_safe
 def home(request):
-    games = list(
-        Game.objects.annotate(card_count=_count_of(Card), leader_count=_count_of(Leader))
-    )
-    return _page(request, "cards/home.html", {"games": games, "nav_games": games})
+    games = list(Game.objects.annotate(card_count=_count_of(Card), leader_count=_count_of(Leader)))
+    return render(request, "cards/home.html", {"games": games, "nav_games": games})
 
 
 @require_safe
@@ -101,7 +103,7 @@ def game_detail(request, game):
         slug=game,
     )
     keywords = Keyword.objects.filter(game=game, is_faction=True)
-    return _page(
+    return render(
         request,
         "cards/game_detail.html",
         {
@@ -115,7 +117,7 @@ def game_detail(request, game):
 
 @require_safe
 def card_list(request, game):
-    game = _get_game(game)
+    game = _get_game(game, "colours", "rarities")  # shared with CardFilter's choices
     filterset = CardFilter(
         request.GET, queryset=Card.objects.filter(game=game).for_listing(), game=game
     )
@@ -142,6 +144,10 @@ def card_list(request, game):
         "page": page,
         "cards": cards,
         "valid": valid,
+        "filter_errors": [
+            {"field": name, "label": FILTER_LABELS.get(name, name), "messages": messages}
+            for name, messages in filterset.form.errors.items()
+        ],
         "active_filters": len(active),
         "colour_options": [
             {"value": c.slug, "colour": c, "checked": c.slug in chosen_colours} for c in colours
@@ -157,7 +163,7 @@ def card_list(request, game):
         "sorts": filterset.form.fields["sort"].choices,
         "current_sort": request.GET.get("sort") or "name",
     }
-    return _page(request, "cards/card_list.html", context, status=200 if valid else 400)
+    return render(request, "cards/card_list.html", context, status=200 if valid else 400)
 
 
 @require_safe
@@ -166,7 +172,7 @@ def card_detail(request, game, slug):
     card = get_object_or_404(Card.objects.filter(game=game).for_listing(), slug=slug)
     card.cost_items = _cost_items(card, game.domains())
     leaders = Leader.objects.filter(game=game).prefetch_related("colours", "keywords")
-    return _page(
+    return render(
         request,
         "cards/card_detail.html",
         {"game": game, "card": card, "leaders": leaders_able_to_use(card, leaders)},
@@ -177,7 +183,7 @@ def card_detail(request, game, slug):
 def leader_list(request, game):
     game = _get_game(game)
     leaders = Leader.objects.filter(game=game).prefetch_related("colours", "keywords")
-    return _page(request, "cards/leader_list.html", {"game": game, "leaders": leaders})
+    return render(request, "cards/leader_list.html", {"game": game, "leaders": leaders})
 
 
 @require_safe
@@ -188,7 +194,7 @@ def leader_detail(request, game, slug):
     )
     page, cards = _paginate(request, Card.objects.usable_by(leader).for_listing())
     cards = _with_costs(cards, game.domains())
-    return _page(
+    return render(
         request,
         "cards/leader_detail.html",
         {"game": game, "leader": leader, "page": page, "cards": cards},

@@ -13,5 +13,7 @@ def healthz(request):
             cursor.execute("SELECT 1")
             cursor.fetchone()
     except Exception as exc:  # any database failure means "not healthy", never a 500
-        return JsonResponse({"status": "error", "database": str(exc.__class__.__name__)}, status=503)
+        return JsonResponse(
+            {"status": "error", "database": str(exc.__class__.__name__)}, status=503
+        )
     return JsonResponse({"status": "ok", "database": "ok"})

@@ -20,23 +20,60 @@ LEADERS = [
     {"name": "Kellantra", "colours": ["green"], "keywords": ["Keld", "Druid"]},
 ]
 CARDS = [
-    {"name": "Plant A Seed", "rarity": "common", "cost": {"life": 1}, "keywords": ["Keld", "Plant"],
-     "text": "Grow a sapling beside an allied miniature."},
-    {"name": "Healing", "rarity": "uncommon", "cost": {"life": 2},
-     "text": "Heal all lost wounds of the target."},
-    {"name": "Despair", "rarity": "common", "cost": {"death": 2}, "makes_attack": True,
-     "text": "Make an Attack against the target miniature."},
-    {"name": "Lightning", "rarity": "common", "cost": {"destruction": 1}, "makes_attack": True,
-     "condition": "Beginning of enemy activation.", "text": "Make an Attack with a bolt."},
-    {"name": "Fiery Earth", "rarity": "uncommon", "cost": {"destruction": 1, "creation": 1},
-     "text": "The ground burns until the end of activation."},
-    {"name": "Punishment", "rarity": "rare", "cost": {"creation": 2},
-     "text": "Each time the target attacks this activation, it suffers a wound."},
+    {
+        "name": "Plant A Seed",
+        "rarity": "common",
+        "cost": {"life": 1},
+        "keywords": ["Keld", "Plant"],
+        "text": "Grow a sapling beside an allied miniature.",
+    },
+    {
+        "name": "Healing",
+        "rarity": "uncommon",
+        "cost": {"life": 2},
+        "text": "Heal all lost wounds of the target.",
+    },
+    {
+        "name": "Despair",
+        "rarity": "common",
+        "cost": {"death": 2},
+        "makes_attack": True,
+        "text": "Make an Attack against the target miniature.",
+    },
+    {
+        "name": "Lightning",
+        "rarity": "common",
+        "cost": {"destruction": 1},
+        "makes_attack": True,
+        "condition": "Beginning of enemy activation.",
+        "text": "Make an Attack with a bolt.",
+    },
+    {
+        "name": "Fiery Earth",
+        "rarity": "uncommon",
+        "cost": {"destruction": 1, "creation": 1},
+        "text": "The ground burns until the end of activation.",
+    },
+    {
+        "name": "Punishment",
+        "rarity": "rare",
+        "cost": {"creation": 2},
+        "text": "Each time the target attacks this activation, it suffers a wound.",
+    },
     {"name": "Quiet Prayer", "rarity": "common", "cost": {}, "text": "Draw strength from silence."},
-    {"name": "Hymn of Engeln", "rarity": "rare", "cost": {"creation": 1}, "keywords": ["Engeln"],
-     "text": "Allied Engeln miniatures gain courage."},
-    {"name": "Blood Pact", "rarity": "rare", "cost": {"death": 1, "destruction": 1, "creation": 1},
-     "text": "Pay in blood, strike in fire, rise in light."},
+    {
+        "name": "Hymn of Engeln",
+        "rarity": "rare",
+        "cost": {"creation": 1},
+        "keywords": ["Engeln"],
+        "text": "Allied Engeln miniatures gain courage.",
+    },
+    {
+        "name": "Blood Pact",
+        "rarity": "rare",
+        "cost": {"death": 1, "destruction": 1, "creation": 1},
+        "text": "Pay in blood, strike in fire, rise in light.",
+    },
 ]
 
 
@@ -44,8 +81,9 @@ def build_world() -> Game:
     game = services.save_game(definition=json.loads(SAMPLE.read_text())["game"])
     for leader in LEADERS:
         colours = list(game.colours.filter(slug__in=leader["colours"]))
-        services.save_leader(game=game, fields={"name": leader["name"]}, colours=colours,
-                             keywords=leader["keywords"])
+        services.save_leader(
+            game=game, fields={"name": leader["name"]}, colours=colours, keywords=leader["keywords"]
+        )
     for card in CARDS:
         card = dict(card)
         keywords = card.pop("keywords", [])

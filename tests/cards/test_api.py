@@ -1,8 +1,8 @@
 """The reference API: shapes, filters, staff-only writes and bad input (400, nothing written)."""
 
 import pytest
-from django.test.utils import CaptureQueriesContext
 from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from rest_framework.test import APIClient
 
 from cards import services
@@ -41,8 +41,18 @@ def test_games_list_shows_the_vocabulary(api):
 
 def test_card_has_the_contract_shape(api):
     card = api.get(CARDS + "plant-a-seed/").json()
-    assert {"slug", "name", "rarity", "cost", "colours", "keywords", "factions", "condition",
-            "text", "url"} <= card.keys()
+    assert {
+        "slug",
+        "name",
+        "rarity",
+        "cost",
+        "colours",
+        "keywords",
+        "factions",
+        "condition",
+        "text",
+        "url",
+    } <= card.keys()
     assert card["cost"] == {"life": 1}
     assert card["colours"] == ["green"]
     assert card["factions"] == ["Keld"]
@@ -96,8 +106,10 @@ def test_card_filters(api, params, expected):
     [
         ("kellantra", {"plant-a-seed", "healing", "quiet-prayer"}),
         ("richard", {"punishment", "hymn-of-engeln", "quiet-prayer"}),
-        ("gottfried", {"despair", "lightning", "fiery-earth", "punishment", "blood-pact",
-                       "quiet-prayer"}),
+        (
+            "gottfried",
+            {"despair", "lightning", "fiery-earth", "punishment", "blood-pact", "quiet-prayer"},
+        ),
     ],
 )
 def test_leader_filter_keeps_cards_of_matching_colours_and_factions(api, leader, expected):
@@ -125,8 +137,16 @@ def test_sort_by_cost_descending(api):
 
 @pytest.mark.parametrize(
     "params",
-    [{"colour": "purple"}, {"rarity": "epic"}, {"faction": "nope"}, {"keyword": "nope"},
-     {"leader": "nope"}, {"cost_min": "abc"}, {"sort": "price"}, {"faction": "plant"}],
+    [
+        {"colour": "purple"},
+        {"rarity": "epic"},
+        {"faction": "nope"},
+        {"keyword": "nope"},
+        {"leader": "nope"},
+        {"cost_min": "abc"},
+        {"sort": "price"},
+        {"faction": "plant"},
+    ],
 )
 def test_bad_filter_values_answer_400_naming_the_filter(api, params):
     response = api.get(CARDS, params)
@@ -136,9 +156,11 @@ def test_bad_filter_values_answer_400_naming_the_filter(api, params):
 
 def test_card_list_query_count_does_not_grow_with_page_size(api, game):
     for i in range(30):
-        services.save_card(game=game, fields={"name": f"Filler {i}", "cost": {"life": 1},
-                                              "rarity": game.rarities.first()},
-                           keywords=["Keld", f"Extra {i}"])
+        services.save_card(
+            game=game,
+            fields={"name": f"Filler {i}", "cost": {"life": 1}, "rarity": game.rarities.first()},
+            keywords=["Keld", f"Extra {i}"],
+        )
     counts = []
     for size in (2, 30):
         with CaptureQueriesContext(connection) as ctx:
@@ -149,8 +171,13 @@ def test_card_list_query_count_does_not_grow_with_page_size(api, game):
 
 # --- writes -------------------------------------------------------------------------------
 
-NEW_CARD = {"name": "Ember Rain", "rarity": "common", "cost": {"destruction": 2},
-            "keywords": ["Castilla", "Fire"], "text": "Make an Attack on each enemy."}
+NEW_CARD = {
+    "name": "Ember Rain",
+    "rarity": "common",
+    "cost": {"destruction": 2},
+    "keywords": ["Castilla", "Fire"],
+    "text": "Make an Attack on each enemy.",
+}
 
 
 def test_staff_creates_a_card_with_derived_colours_and_new_keywords(staff_api):
@@ -183,9 +210,15 @@ def test_staff_creates_and_updates_a_leader(staff_api):
 
 @pytest.mark.parametrize(
     ("method", "path"),
-    [("post", CARDS), ("put", CARDS + "healing/"), ("patch", CARDS + "healing/"),
-     ("delete", CARDS + "healing/"), ("post", LEADERS), ("patch", LEADERS + "richard/"),
-     ("delete", LEADERS + "richard/")],
+    [
+        ("post", CARDS),
+        ("put", CARDS + "healing/"),
+        ("patch", CARDS + "healing/"),
+        ("delete", CARDS + "healing/"),
+        ("post", LEADERS),
+        ("patch", LEADERS + "richard/"),
+        ("delete", LEADERS + "richard/"),
+    ],
 )
 @pytest.mark.parametrize(("user", "status"), [(None, 401), ("alice", 403)])
 def test_only_staff_may_write(method, path, user, status, django_user_model):
@@ -228,7 +261,9 @@ def test_bad_card_writes_answer_400_and_write_nothing(staff_api, change, field):
 
 
 def test_bad_card_update_changes_nothing(staff_api):
-    response = staff_api.patch(CARDS + "healing/", {"cost": {"life": 0}, "text": "x"}, format="json")
+    response = staff_api.patch(
+        CARDS + "healing/", {"cost": {"life": 0}, "text": "x"}, format="json"
+    )
     assert response.status_code == 400
     healing = Card.objects.get(slug="healing")
     assert (healing.cost, healing.text) == ({"life": 2}, "Heal all lost wounds of the target.")
@@ -241,8 +276,12 @@ def test_renaming_a_card_to_its_own_name_in_another_case_is_allowed(staff_api):
 
 @pytest.mark.parametrize(
     ("body", "field"),
-    [({"name": "X", "colours": ["pink"]}, "colours"), ({"name": "richard"}, "name"),
-     ({"name": "X", "colours": "green"}, "colours"), ({"colours": ["green"]}, "name")],
+    [
+        ({"name": "X", "colours": ["pink"]}, "colours"),
+        ({"name": "richard"}, "name"),
+        ({"name": "X", "colours": "green"}, "colours"),
+        ({"colours": ["green"]}, "name"),
+    ],
 )
 def test_bad_leader_writes_answer_400_and_write_nothing(staff_api, body, field):
     before = Leader.objects.count()

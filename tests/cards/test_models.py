@@ -37,7 +37,9 @@ def test_validate_cost_rejects_bad_costs(game, cost):
 
 def test_card_names_are_unique_per_game_whatever_the_case(game):
     with pytest.raises(IntegrityError), transaction.atomic():
-        Card.objects.create(game=game, slug="healing-2", name="HEALING", rarity=game.rarities.first())
+        Card.objects.create(
+            game=game, slug="healing-2", name="HEALING", rarity=game.rarities.first()
+        )
 
 
 def test_card_slugs_are_unique_per_game(game):
@@ -65,8 +67,9 @@ def test_keywords_by_name_reuses_existing_keywords_in_any_case(game):
 
 
 def test_save_game_is_idempotent(game):
-    from tests.conftest import SAMPLE
     import json
+
+    from tests.conftest import SAMPLE
 
     definition = json.loads(SAMPLE.read_text())["game"]
     counts = (game.colours.count(), game.rarities.count(), game.keywords.count())

@@ -18,10 +18,19 @@ PRODUCTION = {
 
 
 def manage(*args, env):
-    clean = {k: v for k, v in os.environ.items() if k not in {"SECRET_KEY", "DEBUG", "TESTING",
-                                                             "SECURE_SSL_REDIRECT"}}
-    return subprocess.run([sys.executable, "manage.py", *args], cwd=ROOT, env={**clean, **env},
-                          capture_output=True, text=True, timeout=120)
+    clean = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in {"SECRET_KEY", "DEBUG", "TESTING", "SECURE_SSL_REDIRECT"}
+    }
+    return subprocess.run(
+        [sys.executable, "manage.py", *args],
+        cwd=ROOT,
+        env={**clean, **env},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 def test_production_settings_pass_the_deploy_check_without_warnings():

@@ -1,0 +1,563 @@
+"""Bulk import and export of a game's cards and leaders, as JSON or CSV.
+
+Every record goes through the API's serializers (`CardSerializer`, `LeaderSerializer`), so the
+API, the admin and imports share one validation path. Records are upserted by slug (made from
+the name when absent): an existing card or leader is updated in place, a new one is created,
+and one that already matches the record is left untouched. Fields that a record leaves out keep
+their current value on update.
+
+An import is atomic: if any row is bad, nothing is written and every bad row is reported as
+`RowError(row, field, message, kind)`. A dry run validates (and even saves, inside a
+transaction that is rolled back) exactly like a real import, so it finds the same problems.
+
+JSON
+----
+The API write shape, one file per game::
+
+    {"game": "card-of-gods",
+     "leaders": [{"slug": "richard", "name": "Richard", "colours": ["yellow"],
+                  "keywords": ["Engeln", "Knight"], "text": "", "image": ""}],
+     "cards": [{"slug": "healing", "name": "Healing", "rarity": "uncommon",
+                "cost": {"life": 2}, "keywords": [], "condition": "", "text": "...",
+                "flavour": "", "effect_source": "", "makes_attack": false, "image": ""}]}
+
+`slug` is optional. `"game"` may also be a full game definition (as in cards/sample/*.json), of
+which only the slug is used here. The read-only fields of API responses (`url`, `factions`,
+`total_cost`, a card's `colours`) are ignored; any other unknown field is a row error. Rows are
+numbered from 1 within `leaders` and within `cards`.
+
+CSV
+---
+UTF-8 (a byte-order mark is fine), a header row, then one card or leader per row. Columns, in
+the order the export writes them (only `type` and `name` are required; a column left out of the
+file leaves that field unchanged on update, an empty cell sets it empty):
+
+=============  =====================================================================
+type           `card` or `leader`
+game           optional: the game's slug; every non-empty cell must name the same game
+slug           optional: made from the name when empty
+name           the card's or leader's name
+rarity         card: rarity slug, e.g. `common`
+cost           card: `domain:amount` pairs separated by spaces, e.g. `life:2 death:1`;
+               empty for a card that costs nothing
+colours        leader: matching colour slugs separated by `|`, e.g. `black|yellow`
+               (a card's colours come from its cost: leave empty on card rows)
+keywords       keyword names separated by `|`, e.g. `Keld|Plant`
+condition      card: condition for playing
+text           effect text (card) or rules text (leader)
+flavour        card: flavour text
+effect_source  card: effect source icon
+makes_attack   card: `true` or `false` (empty is false)
+image          URL of the art
+=============  =====================================================================
+
+Card-only cells must be empty on leader rows. Rows are numbered by the line of the file on
+which they start (the header is line 1), so a row number points at the line to fix.
+"""
+
+import csv
+import io
+import json
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import NamedTuple
+
+from django.db import IntegrityError, transaction
+from django.utils.text import slugify
+
+from .api import CardSerializer, LeaderSerializer
+from .models import Card, Game, Leader
+
+FORMATS = ("json", "csv")
+CARD, LEADER = "card", "leader"
+
+CARD_FIELDS = (
+    "slug",
+    "name",
+    "rarity",
+    "cost",
+    "keywords",
+    "condition",
+    "text",
+    "flavour",
+    "effect_source",
+    "makes_attack",
+    "image",
+)
+LEADER_FIELDS = ("slug", "name", "colours", "keywords", "text", "image")
+# Read-only fields of the API's responses: accepted in JSON records and ignored.
+READ_ONLY_FIELDS = {
+    CARD: {"url", "factions", "total_cost", "colours"},
+    LEADER: {"url", "factions"},
+}
+CSV_COLUMNS = (
+    "type",
+    "game",
+    "slug",
+    "name",
+    "rarity",
+    "cost",
+    "colours",
+    "keywords",
+    "condition",
+    "text",
+    "flavour",
+    "effect_source",
+    "makes_attack",
+    "image",
+)
+CSV_REQUIRED = ("type", "name")
+LIST_SEPARATOR = "|"
+COST_PAIR = re.compile(r"^(?P<domain>[^:\s]+):(?P<amount>\S+)$")
+
+
+class ImportFileError(ValueError):
+    """The file as a whole cannot be read (not UTF-8, not JSON, missing columns, no game)."""
+
+
+class RowError(NamedTuple):
+    row: int
+    field: str
+    message: str
+    kind: str = ""  # card, leader, or empty for a row that is neither
+
+    def __str__(self):
+        where = f"{self.kind} row" if self.kind else "row"
+        return f"{where} {self.row}, {self.field}: {self.message}"
+
+
+@dataclass
+class Record:
+    """One card or leader of a file: its API write shape and any problem found reading it."""
+
+    kind: str
+    row: int
+    data: dict
+    errors: list[RowError] = field(default_factory=list)
+    duplicate: bool = False  # repeats an earlier record of the file: not validated further
+
+    def error(self, field_name: str, message: str) -> None:
+        self.errors.append(RowError(self.row, field_name, message, self.kind))
+
+
+@dataclass
+class ImportData:
+    fmt: str
+    game: str | None = None  # the game slug the file names, if it names one
+    leaders: list[Record] = field(default_factory=list)
+    cards: list[Record] = field(default_factory=list)
+    errors: list[RowError] = field(default_factory=list)  # rows that are neither card nor leader
+
+
+@dataclass
+class ImportReport:
+    dry_run: bool = False
+    created: int = 0
+    updated: int = 0
+    unchanged: int = 0
+    errors: list[RowError] = field(default_factory=list)
+
+    @property
+    def written(self) -> bool:
+        return not self.dry_run and not self.errors
+
+    def summary(self) -> str:
+        counts = f"{self.created} created, {self.updated} updated, {self.unchanged} unchanged"
+        if self.errors:
+            return f"{len(self.errors)} bad row(s); nothing was written."
+        if self.dry_run:
+            return f"Dry run, nothing was written: would be {counts}."
+        return f"Imported: {counts}."
+
+
+# --- reading files --------------------------------------------------------------------------
+
+
+def read_file(source, fmt: str | None = None) -> ImportData:
+    """Read a JSON or CSV file (a path or a text or binary file object) into records.
+
+    The format is `fmt` if given, else the file name's extension.
+    """
+    if isinstance(source, str | Path):
+        path = Path(source)
+        name, raw = path.name, path.read_bytes()
+    else:
+        name, raw = getattr(source, "name", "") or "", source.read()
+    fmt = (fmt or Path(str(name)).suffix.lstrip(".")).lower()
+    if fmt not in FORMATS:
+        raise ImportFileError(
+            "Give the format (json or csv) or a file name ending in .json or .csv."
+        )
+    if isinstance(raw, bytes):
+        try:
+            text = raw.decode("utf-8-sig")
+        except UnicodeDecodeError:
+            raise ImportFileError("The file is not UTF-8 text.") from None
+    else:
+        text = raw.removeprefix("\ufeff")
+    return read_json(text) if fmt == "json" else read_csv(text)
+
+
+def read_json(text: str) -> ImportData:
+    try:
+        document = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise ImportFileError(f"Not valid JSON: {e}") from None
+    if not isinstance(document, dict):
+        raise ImportFileError(
+            'The file must be an object: {"game": ..., "leaders": [...], "cards": [...]}.'
+        )
+    unknown = set(document) - {"game", "leaders", "cards"}
+    if unknown:
+        raise ImportFileError(f"Unknown top-level key(s): {', '.join(sorted(unknown))}.")
+    game = document.get("game")
+    if isinstance(game, dict):  # a full game definition, as in cards/sample/*.json
+        game = game.get("slug")
+    if game is not None and not isinstance(game, str):
+        raise ImportFileError('"game" must be the game\'s slug.')
+    data = ImportData(fmt="json", game=game or None)
+    for kind, key in ((LEADER, "leaders"), (CARD, "cards")):
+        items = document.get(key, [])
+        if not isinstance(items, list):
+            raise ImportFileError(f'"{key}" must be a list.')
+        records = getattr(data, key)
+        records.extend(_json_record(kind, row, item) for row, item in enumerate(items, 1))
+    return data
+
+
+def _json_record(kind: str, row: int, item) -> Record:
+    if not isinstance(item, dict):
+        record = Record(kind, row, {})
+        record.error("record", "Must be an object.")
+        return record
+    allowed = CARD_FIELDS if kind == CARD else LEADER_FIELDS
+    record = Record(kind, row, {k: v for k, v in item.items() if k in allowed})
+    for key in sorted(set(item) - set(allowed) - READ_ONLY_FIELDS[kind]):
+        record.error(key, f"Unknown field for a {kind}.")
+    return record
+
+
+def read_csv(text: str) -> ImportData:
+    reader = csv.reader(io.StringIO(text, newline=""))
+    try:
+        header = [h.strip().lower() for h in next(reader)]
+    except StopIteration:
+        raise ImportFileError("The file is empty: expected a header row.") from None
+    except csv.Error as e:
+        raise ImportFileError(f"Not valid CSV: {e}") from None
+    unknown = [h for h in header if h not in CSV_COLUMNS]
+    missing = [h for h in CSV_REQUIRED if h not in header]
+    if unknown or missing or len(set(header)) != len(header):
+        problems = []
+        if unknown:
+            problems.append(f"unknown column(s) {', '.join(unknown)}")
+        if missing:
+            problems.append(f"missing column(s) {', '.join(missing)}")
+        if len(set(header)) != len(header):
+            problems.append("a column appears twice")
+        raise ImportFileError(
+            f"Bad header: {'; '.join(problems)}. Columns: {', '.join(CSV_COLUMNS)}."
+        )
+    data = ImportData(fmt="csv")
+    games = set()
+    while True:
+        line = reader.line_num + 1
+        try:
+            values = next(reader)
+        except StopIteration:
+            break
+        except csv.Error as e:
+            raise ImportFileError(f"Not valid CSV at line {line}: {e}") from None
+        if not any(v.strip() for v in values):
+            continue
+        if len(values) > len(header):
+            data.errors.append(RowError(line, "row", "More cells than columns."))
+            continue
+        values += [""] * (len(header) - len(values))
+        cells = {h: v.strip() for h, v in zip(header, values, strict=True)}
+        if cells.get("game"):
+            games.add(cells["game"])
+        kind = cells["type"].lower()
+        if kind == CARD:
+            data.cards.append(_csv_card(line, cells))
+        elif kind == LEADER:
+            data.leaders.append(_csv_leader(line, cells))
+        else:
+            data.errors.append(RowError(line, "type", "Must be card or leader."))
+    if len(games) > 1:
+        names = ", ".join(sorted(games))
+        raise ImportFileError(f"The file mixes games ({names}): one game per file.")
+    data.game = games.pop() if games else None
+    return data
+
+
+def _split(value: str) -> list[str]:
+    return [part.strip() for part in value.split(LIST_SEPARATOR) if part.strip()]
+
+
+def _csv_card(line: int, cells: dict) -> Record:
+    record = Record(CARD, line, {})
+    for name in CARD_FIELDS:
+        if name not in cells:
+            continue
+        value = cells[name]
+        if name == "slug" and not value:
+            continue
+        if name == "keywords":
+            value = _split(value)
+        elif name == "makes_attack":
+            value = value.lower() or "false"
+        elif name == "cost":
+            try:
+                value = parse_cost(value)
+            except ValueError as e:
+                record.error("cost", str(e))
+                continue
+        record.data[name] = value
+    if cells.get("colours"):
+        record.error("colours", "A card's colours come from its cost: leave this cell empty.")
+    return record
+
+
+def _csv_leader(line: int, cells: dict) -> Record:
+    record = Record(LEADER, line, {})
+    for name in LEADER_FIELDS:
+        if name in cells and (cells[name] or name != "slug"):
+            value = cells[name]
+            record.data[name] = _split(value) if name in ("colours", "keywords") else value
+    for name in set(CARD_FIELDS) - set(LEADER_FIELDS):
+        if cells.get(name):
+            record.error(name, "Leaders have no such field: leave this cell empty.")
+    return record
+
+
+def parse_cost(value: str) -> dict:
+    """`"life:2 death:1"` -> `{"life": 2, "death": 1}`; amounts that are not whole numbers
+    are kept as text, for the card validation to report."""
+    cost = {}
+    for pair in value.replace(",", " ").split():
+        match = COST_PAIR.match(pair)
+        if not match:
+            raise ValueError(
+                f"Write the cost as domain:amount pairs, e.g. life:2 death:1 (got {pair!r})."
+            )
+        domain, amount = match["domain"].lower(), match["amount"]
+        if domain in cost:
+            raise ValueError(f"Domain {domain!r} appears twice.")
+        cost[domain] = int(amount) if re.fullmatch(r"-?\d+", amount) else amount
+    return cost
+
+
+def format_cost(cost: dict) -> str:
+    return " ".join(f"{domain}:{amount}" for domain, amount in (cost or {}).items())
+
+
+# --- importing ------------------------------------------------------------------------------
+
+
+def resolve_game(*, file_game: str | None, requested: str | None) -> Game:
+    """The game to import into: the one the file names and/or the one asked for."""
+    if file_game and requested and file_game != requested:
+        raise ImportFileError(f"The file is for game {file_game!r}, not {requested!r}.")
+    slug = file_game or requested
+    if not slug:
+        raise ImportFileError("Name the game: the file does not say which game it is for.")
+    game = Game.objects.filter(slug=slug).first()
+    if game is None:
+        raise ImportFileError(f"Unknown game {slug!r}.")
+    return game
+
+
+def import_records(
+    *,
+    game: Game,
+    cards: Iterable[Record | dict] = (),
+    leaders: Iterable[Record | dict] = (),
+    dry_run: bool = False,
+    errors: Iterable[RowError] = (),
+) -> ImportReport:
+    """Validate and upsert records (plain dicts of the API write shape, or read Records).
+
+    All or nothing: with any error (including `errors` found while reading the file), or on a
+    dry run, everything is rolled back.
+    """
+    report = ImportReport(dry_run=dry_run, errors=list(errors))
+    leaders = [_as_record(LEADER, row, item) for row, item in enumerate(leaders, 1)]
+    cards = [_as_record(CARD, row, item) for row, item in enumerate(cards, 1)]
+    for records in (leaders, cards):
+        _check_duplicates(records)
+    with transaction.atomic():
+        for record in leaders + cards:
+            _import_one(game, record, report)
+        report.errors.sort(key=lambda e: e.row)
+        if report.errors or dry_run:
+            transaction.set_rollback(True)
+    return report
+
+
+def _as_record(kind: str, row: int, item: Record | dict) -> Record:
+    if isinstance(item, Record):  # a copy: importing twice must not pile up errors
+        return Record(item.kind, item.row, item.data, list(item.errors), item.duplicate)
+    return _json_record(kind, row, item)
+
+
+def _slug_of(record: Record) -> str:
+    return str(record.data.get("slug") or slugify(str(record.data.get("name") or "")))
+
+
+def _check_duplicates(records: list[Record]) -> None:
+    seen_slugs, seen_names = {}, {}
+    for record in records:
+        slug = _slug_of(record)
+        name = str(record.data.get("name") or "").strip().lower()
+        if slug and slug in seen_slugs:
+            record.error("slug", f"Duplicate of row {seen_slugs[slug]} ({slug!r}).")
+            record.duplicate = True
+        elif name and name in seen_names:
+            record.error("name", f"Duplicate of row {seen_names[name]}.")
+            record.duplicate = True
+        seen_slugs.setdefault(slug, record.row)
+        seen_names.setdefault(name, record.row)
+
+
+def _import_one(game: Game, record: Record, report: ImportReport) -> None:
+    if record.duplicate:
+        report.errors.extend(record.errors)
+        return
+    if record.kind == CARD:
+        model, serializer_class = Card, CardSerializer
+    else:
+        model, serializer_class = Leader, LeaderSerializer
+    instance = model.objects.filter(game=game, slug=_slug_of(record)).first()
+    # The serializers need no request as long as nothing reads `.data` (which builds URLs).
+    serializer = serializer_class(
+        instance=instance, data=record.data, context={"game": game, "request": None}
+    )
+    valid = serializer.is_valid()
+    errors = record.errors + [
+        RowError(record.row, name, message, record.kind)
+        for name, message in _flatten(serializer.errors)
+    ]
+    if errors or not valid:
+        report.errors.extend(errors)
+        return
+    if instance is not None and _is_unchanged(instance, serializer.validated_data):
+        report.unchanged += 1
+        return
+    try:
+        with transaction.atomic():
+            serializer.save()
+    except IntegrityError as e:
+        report.errors.append(RowError(record.row, "record", f"Not saved: {e}", record.kind))
+        return
+    if instance is None:
+        report.created += 1
+    else:
+        report.updated += 1
+
+
+def _flatten(errors, prefix: str = ""):
+    """DRF errors -> (field, message) pairs; nested list items become `keywords[2]`."""
+    if isinstance(errors, dict):
+        for key, value in errors.items():
+            if isinstance(key, int):
+                name = f"{prefix}[{key + 1}]"
+            elif key == "non_field_errors":
+                name = prefix
+            else:
+                name = f"{prefix}.{key}" if prefix else str(key)
+            yield from _flatten(value, name)
+    elif isinstance(errors, list):
+        for item in errors:
+            yield from _flatten(item, prefix)
+    else:
+        yield prefix or "record", str(errors)
+
+
+def _is_unchanged(instance, data: dict) -> bool:
+    for name, value in data.items():
+        if name == "keywords":
+            current = {k.name.lower() for k in instance.keywords.all()}
+            if current != {n.strip().lower() for n in value if n.strip()}:
+                return False
+        elif name == "colours":
+            if {c.pk for c in instance.colours.all()} != {c.pk for c in value}:
+                return False
+        elif getattr(instance, name) != value:
+            return False
+    return True
+
+
+# --- exporting ------------------------------------------------------------------------------
+
+
+def export_game(*, game: Game, fmt: str) -> str:
+    """The game's leaders and cards as a JSON or CSV file that `read_file` reads back."""
+    if fmt not in FORMATS:
+        raise ValueError(f"Unknown format {fmt!r}: use json or csv.")
+    leaders = [
+        _leader_record(leader)
+        for leader in (
+            Leader.objects.filter(game=game)
+            .prefetch_related("colours", "keywords")
+            .order_by("name")
+        )
+    ]
+    domains = list(game.domains())
+    cards = [
+        _card_record(card, domains)
+        for card in (
+            Card.objects.filter(game=game)
+            .select_related("rarity")
+            .prefetch_related("keywords")
+            .order_by("name")
+        )
+    ]
+    if fmt == "json":
+        document = {"game": game.slug, "leaders": leaders, "cards": cards}
+        return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=CSV_COLUMNS, lineterminator="\n")
+    writer.writeheader()
+    for kind, records in ((LEADER, leaders), (CARD, cards)):
+        for record in records:
+            row = {**record, "type": kind, "game": game.slug}
+            row["keywords"] = LIST_SEPARATOR.join(record["keywords"])
+            if kind == LEADER:
+                row["colours"] = LIST_SEPARATOR.join(record["colours"])
+            else:
+                row["cost"] = format_cost(record["cost"])
+                row["makes_attack"] = "true" if record["makes_attack"] else "false"
+            writer.writerow(row)
+    return out.getvalue()
+
+
+def _card_record(card: Card, domains: list[str]) -> dict:
+    cost = card.cost or {}
+    order = {domain: position for position, domain in enumerate(domains)}
+    return {
+        "slug": card.slug,
+        "name": card.name,
+        "rarity": card.rarity.slug,
+        "cost": {d: cost[d] for d in sorted(cost, key=lambda d: order.get(d, len(order)))},
+        "keywords": [k.name for k in card.keywords.all()],
+        "condition": card.condition,
+        "text": card.text,
+        "flavour": card.flavour,
+        "effect_source": card.effect_source,
+        "makes_attack": card.makes_attack,
+        "image": card.image,
+    }
+
+
+def _leader_record(leader: Leader) -> dict:
+    return {
+        "slug": leader.slug,
+        "name": leader.name,
+        "colours": [c.slug for c in leader.colours.all()],
+        "keywords": [k.name for k in leader.keywords.all()],
+        "text": leader.text,
+        "image": leader.image,
+    }

@@ -1,0 +1,408 @@
+"""Bulk import and export of cards and leaders (cards.importers)."""
+
+import io
+import json
+
+import pytest
+
+from cards import importers
+from cards.importers import ImportFileError, export_game, import_records, read_file
+from cards.models import Card, Keyword, Leader
+
+CSV_HEADER = "type,slug,name,rarity,cost,colours,keywords,condition,text,makes_attack\n"
+
+
+def csv_file(*rows: str, header: str = CSV_HEADER, name: str = "cards.csv") -> io.BytesIO:
+    upload = io.BytesIO((header + "".join(row + "\n" for row in rows)).encode("utf-8"))
+    upload.name = name
+    return upload
+
+
+def json_file(document: dict, name: str = "cards.json") -> io.BytesIO:
+    upload = io.BytesIO(json.dumps(document).encode("utf-8"))
+    upload.name = name
+    return upload
+
+
+def run(game, source, dry_run=False, fmt=None):
+    data = read_file(source, fmt=fmt)
+    return import_records(
+        game=game, cards=data.cards, leaders=data.leaders, errors=data.errors, dry_run=dry_run
+    )
+
+
+def snapshot(game):
+    """Everything an import could change, to prove that it changed nothing."""
+    return (
+        list(
+            Card.objects.filter(game=game)
+            .order_by("pk")
+            .values_list("pk", "slug", "name", "cost", "text", "rarity__slug", "updated")
+        ),
+        list(
+            Leader.objects.filter(game=game)
+            .order_by("pk")
+            .values_list("pk", "slug", "name", "text", "updated")
+        ),
+        sorted(Card.keywords.through.objects.values_list("card_id", "keyword_id")),
+        sorted(Leader.colours.through.objects.values_list("leader_id", "colour_id")),
+        Keyword.objects.count(),
+    )
+
+
+GOOD_JSON = {
+    "game": "card-of-gods",
+    "leaders": [
+        {
+            "name": "Brumgar",
+            "colours": ["red", "black"],
+            "keywords": ["Brumgar's Horde"],
+            "text": "Warlord of the horde.",
+        },
+        {
+            "slug": "richard",
+            "name": "Richard",
+            "colours": ["yellow", "red"],
+            "keywords": ["Engeln", "Knight"],
+        },
+    ],
+    "cards": [
+        {
+            "name": "Sapling Wall",
+            "rarity": "common",
+            "cost": {"life": 1, "creation": 1},
+            "keywords": ["Keld", "Wall"],
+            "text": "A wall of living wood.",
+            "makes_attack": False,
+        },
+        {"name": "Healing", "rarity": "rare", "cost": {"life": 3}, "text": "Heal everything."},
+    ],
+}
+
+
+# --- good files -----------------------------------------------------------------------------
+
+
+def test_good_json_file_creates_new_and_updates_existing_records_by_slug(game):
+    cards_before = Card.objects.filter(game=game).count()
+    healing_pk = Card.objects.get(game=game, slug="healing").pk
+
+    report = run(game, json_file(GOOD_JSON))
+
+    assert report.errors == []
+    assert (report.created, report.updated, report.unchanged) == (2, 2, 0)
+    assert report.written
+    assert Card.objects.filter(game=game).count() == cards_before + 1
+    wall = Card.objects.get(game=game, slug="sapling-wall")
+    assert wall.cost == {"creation": 1, "life": 1}  # normalised to the game's domain order
+    assert {c.slug for c in wall.colours.all()} == {"yellow", "green"}
+    assert sorted(k.name for k in wall.keywords.all()) == ["Keld", "Wall"]
+    healing = Card.objects.get(game=game, slug="healing")
+    assert healing.pk == healing_pk  # updated in place
+    assert (healing.rarity.slug, healing.cost) == ("rare", {"life": 3})
+    assert healing.text == "Heal everything."
+    richard = Leader.objects.get(game=game, slug="richard")
+    assert {c.slug for c in richard.colours.all()} == {"yellow", "red"}
+    brumgar = Leader.objects.get(game=game, slug="brumgar")
+    assert [k.name for k in brumgar.factions] == ["Brumgar's Horde"]
+
+
+def test_good_csv_file_creates_and_updates_and_handles_a_bom(game):
+    rows = [
+        'leader,,Brumgar,,,red|black,Brumgar\'s Horde,,"Warlord, of the horde.",',
+        "card,,Sapling Wall,common,life:1 creation:1,,Keld|Wall,,A wall of living wood.,false",
+        'card,despair,Despair,common,death:3,,,,"Strike twice.\nThen rest.",true',
+    ]
+    upload = csv_file(*rows)
+    upload = io.BytesIO(b"\xef\xbb\xbf" + upload.getvalue())
+    upload.name = "cards.csv"
+
+    report = run(game, upload)
+
+    assert report.errors == []
+    assert (report.created, report.updated) == (2, 1)
+    despair = Card.objects.get(game=game, slug="despair")
+    assert (despair.cost, despair.makes_attack) == ({"death": 3}, True)
+    assert despair.text == "Strike twice.\nThen rest."
+    assert Leader.objects.get(game=game, slug="brumgar").text == "Warlord, of the horde."
+    assert sorted(k.name for k in Card.objects.get(slug="sapling-wall").keywords.all()) == [
+        "Keld",
+        "Wall",
+    ]
+
+
+def test_importing_the_same_file_twice_changes_nothing_the_second_time(game):
+    run(game, json_file(GOOD_JSON))
+    before = snapshot(game)
+
+    report = run(game, json_file(GOOD_JSON))
+
+    assert (report.created, report.updated, report.unchanged) == (0, 0, 4)
+    assert snapshot(game) == before
+
+
+def test_plain_dicts_can_be_imported_directly(game):
+    report = import_records(
+        game=game, cards=[{"name": "Ember", "rarity": "common", "cost": {"destruction": 1}}]
+    )
+    assert (report.created, report.errors) == (1, [])
+    assert Card.objects.get(game=game, slug="ember").total_cost == 1
+
+
+# --- bad files write nothing ----------------------------------------------------------------
+
+
+def test_a_json_file_with_one_bad_row_writes_nothing_and_names_the_row(game):
+    document = json.loads(json.dumps(GOOD_JSON))
+    document["cards"].append({"name": "Bad Cost", "rarity": "common", "cost": {"air": 1}})
+    before = snapshot(game)
+
+    report = run(game, json_file(document))
+
+    assert not report.written
+    assert [(e.kind, e.row, e.field) for e in report.errors] == [("card", 3, "cost")]
+    assert "Unknown domain 'air'" in report.errors[0].message
+    assert str(report.errors[0]).startswith("card row 3, cost: Unknown domain 'air'")
+    assert snapshot(game) == before
+    assert not Card.objects.filter(slug="sapling-wall").exists()
+
+
+def test_a_csv_file_with_one_bad_row_writes_nothing_and_reports_its_line(game):
+    before = snapshot(game)
+    upload = csv_file(
+        "card,,Sapling Wall,common,life:1,,,,,",
+        'card,,Long Card,common,life:1,,,,"two\nlines",',
+        "card,,Bad Rarity,mythic,life:1,,,,,",
+    )
+
+    report = run(game, upload)
+
+    # Header is line 1; "Long Card" spans lines 3-4, so the bad row starts on line 5.
+    assert [(e.row, e.field) for e in report.errors] == [(5, "rarity")]
+    assert "mythic" in report.errors[0].message
+    assert report.created == 2  # counted, then rolled back
+    assert snapshot(game) == before
+
+
+def test_dry_run_writes_nothing_but_reports_counts(game):
+    before = snapshot(game)
+
+    report = run(game, json_file(GOOD_JSON), dry_run=True)
+
+    assert report.errors == []
+    assert (report.created, report.updated) == (2, 2)
+    assert not report.written
+    assert "Dry run" in report.summary()
+    assert snapshot(game) == before
+
+
+def test_dry_run_reports_every_bad_row(game):
+    document = {
+        "cards": [
+            {"name": "A", "rarity": "common", "cost": {"air": 1}},
+            {"name": "B", "rarity": "common"},
+            {"name": "C", "rarity": "legendary"},
+        ]
+    }
+    report = run(game, json_file(document), dry_run=True)
+    assert [(e.row, e.field) for e in report.errors] == [(1, "cost"), (3, "rarity")]
+
+
+@pytest.mark.parametrize(
+    ("record", "field", "message"),
+    [
+        ({"name": "X", "rarity": "common", "cost": {"air": 1}}, "cost", "Unknown domain 'air'"),
+        ({"name": "X", "rarity": "common", "cost": {"life": "two"}}, "cost", "whole number"),
+        ({"name": "X", "rarity": "common", "cost": {"life": 1.5}}, "cost", "whole number"),
+        ({"name": "X", "rarity": "common", "cost": {"life": 0}}, "cost", "whole number"),
+        ({"name": "X", "rarity": "mythic"}, "rarity", "mythic"),
+        ({"name": "", "rarity": "common"}, "name", "blank"),
+        ({"rarity": "common"}, "name", "required"),
+        ({"slug": "new-healing", "name": "HEALING", "rarity": "common"}, "name", "already exists"),
+        ({"name": "X", "rarity": "common", "colour": "red"}, "colour", "Unknown field"),
+    ],
+    ids=[
+        "unknown-domain",
+        "non-integer-cost",
+        "fractional-cost",
+        "zero-cost",
+        "unknown-rarity",
+        "empty-name",
+        "missing-name",
+        "duplicate-name",
+        "unknown-field",
+    ],
+)
+def test_bad_card_records_are_reported_with_field_and_reason(game, record, field, message):
+    report = import_records(game=game, cards=[record])
+    assert [(e.row, e.field) for e in report.errors] == [(1, field)]
+    assert message in report.errors[0].message
+    assert not Card.objects.filter(game=game, name="X").exists()
+
+
+def test_unknown_leader_colour_is_reported(game):
+    report = import_records(game=game, leaders=[{"name": "Nobody", "colours": ["purple"]}])
+    assert [(e.kind, e.row, e.field) for e in report.errors] == [("leader", 1, "colours")]
+    assert "purple" in report.errors[0].message
+    assert not Leader.objects.filter(slug="nobody").exists()
+
+
+def test_the_same_slug_twice_in_one_file_is_a_row_error(game):
+    report = import_records(
+        game=game,
+        cards=[
+            {"name": "Ember", "rarity": "common"},
+            {"name": "Ember", "rarity": "rare"},
+            {"slug": "other", "name": "ember", "rarity": "rare"},
+        ],
+    )
+    assert [(e.row, e.field) for e in report.errors] == [(2, "slug"), (3, "name")]
+    assert "Duplicate of row 1" in report.errors[0].message
+    assert not Card.objects.filter(slug="ember").exists()
+
+
+@pytest.mark.parametrize(
+    ("row", "field", "message"),
+    [
+        ("card,,X,common,life2,,,,,", "cost", "domain:amount"),
+        ("card,,X,common,air:1,,,,,", "cost", "Unknown domain 'air'"),
+        ("card,,X,common,life:two,,,,,", "cost", "whole number"),
+        ("card,,X,common,life:1,green,,,,", "colours", "leave this cell empty"),
+        ("card,,X,common,,,,,,maybe", "makes_attack", "valid boolean"),
+        ("leader,,X,rare,,green,,,,", "rarity", "Leaders have no such field"),
+        ("leader,,X,,,purple,,,,", "colours", "purple"),
+        ("spell,,X,common,,,,,,", "type", "card or leader"),
+    ],
+)
+def test_bad_csv_cells_are_reported_on_their_line(game, row, field, message):
+    report = run(game, csv_file("card,,Fine,common,,,,,,", row))
+    assert [(e.row, e.field) for e in report.errors] == [(3, field)]
+    assert message in report.errors[0].message
+    assert not Card.objects.filter(slug="fine").exists()
+
+
+def test_a_clash_with_the_database_is_a_row_error_not_a_crash(game, monkeypatch):
+    from django.db import IntegrityError
+
+    def clash(self, **kwargs):
+        raise IntegrityError("UNIQUE constraint failed")
+
+    monkeypatch.setattr(importers.CardSerializer, "save", clash)
+    report = import_records(game=game, cards=[{"name": "Ember", "rarity": "common"}])
+    assert [(e.row, e.field) for e in report.errors] == [(1, "record")]
+    assert "UNIQUE" in report.errors[0].message
+
+
+# --- whole-file problems --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("content", "name", "message"),
+    [
+        (b"{not json", "x.json", "Not valid JSON"),
+        (b"[]", "x.json", "must be an object"),
+        (b'{"cards": {}}', "x.json", "must be a list"),
+        (b"name,rarity\nX,common\n", "x.csv", "missing column(s) type"),
+        (b"type,name,colour\n", "x.csv", "unknown column(s) colour"),
+        (b"", "x.csv", "empty"),
+        (b"\xff\xfe", "x.csv", "not UTF-8"),
+        (b"type,name\n", "x.txt", "format"),
+        (b"type,game,name\ncard,a,X\ncard,b,Y\n", "x.csv", "mixes games"),
+    ],
+)
+def test_unreadable_files_raise_a_file_error(content, name, message):
+    upload = io.BytesIO(content)
+    upload.name = name
+    with pytest.raises(ImportFileError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        read_file(upload)
+
+
+def test_game_comes_from_the_file_or_the_caller_and_must_agree(game):
+    assert importers.resolve_game(file_game="card-of-gods", requested=None) == game
+    assert importers.resolve_game(file_game=None, requested="card-of-gods") == game
+    with pytest.raises(ImportFileError, match="not 'other'"):
+        importers.resolve_game(file_game="card-of-gods", requested="other")
+    with pytest.raises(ImportFileError, match="Name the game"):
+        importers.resolve_game(file_game=None, requested=None)
+    with pytest.raises(ImportFileError, match="Unknown game"):
+        importers.resolve_game(file_game="nope", requested=None)
+
+
+def test_read_file_takes_a_path_and_the_sample_game_definition(tmp_path):
+    path = tmp_path / "sample.json"
+    path.write_text(
+        json.dumps(
+            {
+                "game": {"slug": "card-of-gods", "name": "Card of Gods"},
+                "cards": [{"name": "X", "rarity": "common"}],
+            }
+        )
+    )
+    data = read_file(path)
+    assert (data.fmt, data.game, len(data.cards)) == ("json", "card-of-gods", 1)
+
+
+# --- export and round trips -----------------------------------------------------------------
+
+
+def test_json_export_has_the_api_write_shape(game):
+    document = json.loads(export_game(game=game, fmt="json"))
+    assert document["game"] == "card-of-gods"
+    fiery = next(c for c in document["cards"] if c["slug"] == "fiery-earth")
+    assert fiery == {
+        "slug": "fiery-earth",
+        "name": "Fiery Earth",
+        "rarity": "uncommon",
+        "cost": {"creation": 1, "destruction": 1},
+        "keywords": [],
+        "condition": "",
+        "text": "The ground burns until the end of activation.",
+        "flavour": "",
+        "effect_source": "",
+        "makes_attack": False,
+        "image": "",
+    }
+    gottfried = next(x for x in document["leaders"] if x["slug"] == "gottfried")
+    assert sorted(gottfried["colours"]) == ["black", "red", "yellow"]
+    assert gottfried["keywords"] == ["Kriegmark"]
+
+
+def test_csv_export_writes_documented_columns(game):
+    text = export_game(game=game, fmt="csv")
+    lines = text.splitlines()
+    assert lines[0] == ",".join(importers.CSV_COLUMNS)
+    assert any(
+        line.startswith(
+            "card,card-of-gods,fiery-earth,Fiery Earth,uncommon,creation:1 destruction:1,,"
+        )
+        for line in lines
+    )
+    assert any(
+        line.startswith("leader,card-of-gods,kellantra,Kellantra,,,green,Druid|Keld,")
+        for line in lines
+    )
+
+
+@pytest.mark.parametrize("fmt", ["json", "csv"])
+def test_export_then_import_round_trips(game, fmt):
+    healing = Card.objects.get(game=game, slug="healing")
+    healing.text = 'Heal "all" wounds,\nthen rest.'
+    healing.flavour = "Ünïcödé ☀"
+    healing.save()
+    exported = export_game(game=game, fmt=fmt)
+
+    # Wipe what the export describes, then import it back.
+    Card.objects.filter(game=game).update(text="changed", cost={})
+    Leader.objects.get(game=game, slug="gottfried").colours.clear()
+    upload = io.BytesIO(exported.encode("utf-8"))
+    upload.name = f"export.{fmt}"
+    data = read_file(upload)
+    assert data.game == "card-of-gods"
+    report = run(game, io.BytesIO(exported.encode("utf-8")), fmt=fmt)
+
+    assert report.errors == []
+    assert report.created == 0
+    assert export_game(game=game, fmt=fmt) == exported
+    # And a second import of the same export finds everything unchanged.
+    again = run(game, io.BytesIO(exported.encode("utf-8")), fmt=fmt)
+    assert (again.created, again.updated) == (0, 0)
