@@ -11,6 +11,8 @@ from django.db.models.functions import Lower
 from django.urls import reverse
 from django.utils.text import slugify
 
+from . import legality
+
 
 class Game(models.Model):
     slug = models.SlugField(unique=True)
@@ -26,6 +28,15 @@ class Game(models.Model):
     is_sample = models.BooleanField(
         default=False, help_text="The pool is sample data, not the real card list."
     )
+    format = models.JSONField(
+        default=list,
+        blank=True,
+        help_text=(
+            "Deck rules, in order: a list such as "
+            '[{"rule": "deck_size", "exactly": 10}, {"rule": "colour_identity"}]. '
+            "Rules: " + ", ".join(legality.RULES) + "."
+        ),
+    )
 
     class Meta:
         ordering = ["name"]
@@ -36,6 +47,11 @@ class Game(models.Model):
 
     def get_absolute_url(self):
         return reverse("card-list", kwargs={"game": self.slug})
+
+    def clean(self):
+        errors = legality.validate_format(self.format)
+        if errors:
+            raise ValidationError({"format": errors})
 
     def domains(self):
         """{domain slug: Colour} for the colours that a cost domain pays for."""
@@ -161,33 +177,33 @@ class CardQuerySet(models.QuerySet):
         )
 
     def usable_by(self, leader: "Leader"):
-        """Cards that `leader` may put in a deck: every colour and every faction is the leader's.
+        """Cards that `leader` may put in a deck, by the card-versus-leader rules of the format.
 
-        Mirrors the colour and faction rules of the deck-rules engine (cards.legality).
+        Each such rule of the engine (cards.legality.SUBSET_RULES: "every X of the card is
+        among the leader's") becomes one exclusion here; tests prove both sides agree.
         """
-        foreign_colours = Colour.objects.filter(game_id=leader.game_id).exclude(
-            pk__in=leader.colours.all()
-        )
-        foreign_factions = Keyword.objects.filter(game_id=leader.game_id, is_faction=True).exclude(
-            pk__in=leader.keywords.all()
-        )
-        return (
-            self.filter(game=leader.game)
-            .exclude(
-                Exists(
-                    Card.colours.through.objects.filter(
-                        card=OuterRef("pk"), colour__in=foreign_colours
-                    )
-                )
-            )
-            .exclude(
-                Exists(
-                    Card.keywords.through.objects.filter(
-                        card=OuterRef("pk"), keyword__in=foreign_factions
-                    )
-                )
-            )
-        )
+        queryset = self.filter(game_id=leader.game_id)
+        for rule in leader.game.format:
+            check = legality.SUBSET_RULES.get(rule["rule"])
+            if check:
+                queryset = queryset.exclude(_FOREIGN_TO_LEADER[check.card_attr](leader))
+        return queryset
+
+
+def _foreign_colours(leader: "Leader"):
+    foreign = Colour.objects.filter(game_id=leader.game_id).exclude(pk__in=leader.colours.all())
+    return Exists(Card.colours.through.objects.filter(card=OuterRef("pk"), colour__in=foreign))
+
+
+def _foreign_factions(leader: "Leader"):
+    foreign = Keyword.objects.filter(game_id=leader.game_id, is_faction=True).exclude(
+        pk__in=leader.keywords.all()
+    )
+    return Exists(Card.keywords.through.objects.filter(card=OuterRef("pk"), keyword__in=foreign))
+
+
+# The database side of each engine attribute: cards having something the leader lacks.
+_FOREIGN_TO_LEADER = {"colours": _foreign_colours, "factions": _foreign_factions}
 
 
 class Card(models.Model):
@@ -238,6 +254,16 @@ class Card(models.Model):
     @property
     def factions(self):
         return [k for k in self.keywords.all() if k.is_faction]
+
+    def info(self) -> legality.CardInfo:
+        """This card as the rules engine sees it (uses prefetched colours and keywords)."""
+        return legality.CardInfo(
+            slug=self.slug,
+            name=self.name,
+            rarity=self.rarity.slug,
+            colours=frozenset(c.slug for c in self.colours.all()),
+            factions=frozenset(k.name for k in self.factions),
+        )
 
     def clean(self):
         if self.game_id:
@@ -291,6 +317,14 @@ class Leader(models.Model):
     @property
     def factions(self):
         return [k for k in self.keywords.all() if k.is_faction]
+
+    def info(self) -> legality.LeaderInfo:
+        return legality.LeaderInfo(
+            slug=self.slug,
+            name=self.name,
+            colours=frozenset(c.slug for c in self.colours.all()),
+            factions=frozenset(k.name for k in self.factions),
+        )
 
     def save(self, *args, **kwargs):
         if not self.slug:

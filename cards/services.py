@@ -5,6 +5,7 @@ from collections.abc import Iterable
 from django.db import transaction
 from django.utils.text import slugify
 
+from . import legality
 from .models import Card, Colour, Game, Keyword, Leader
 
 
@@ -58,9 +59,20 @@ def save_game(*, definition: dict) -> Game:
     """
     fields = {
         k: definition[k]
-        for k in ("name", "description", "domain_label", "leader_label", "card_label", "is_sample")
+        for k in (
+            "name",
+            "description",
+            "domain_label",
+            "leader_label",
+            "card_label",
+            "is_sample",
+            "format",
+        )
         if k in definition
     }
+    errors = legality.validate_format(fields.get("format", []))
+    if errors:
+        raise ValueError(f"Bad format for {definition['slug']}: " + " ".join(errors))
     game, _ = Game.objects.update_or_create(slug=definition["slug"], defaults=fields)
     for position, colour in enumerate(definition.get("colours", [])):
         Colour.objects.update_or_create(

@@ -11,6 +11,7 @@ from django.db.models.functions import Coalesce
 from django.shortcuts import get_object_or_404, render
 from django.views.decorators.http import require_safe
 
+from . import legality
 from .filters import COLOURLESS, CardFilter
 from .models import Card, Colour, Game, Keyword, Leader
 
@@ -69,22 +70,10 @@ def _paginate(request, queryset):
     return page, page.object_list
 
 
-def leaders_able_to_use(card: Card, leaders) -> list[Leader]:
-    """The leaders (with prefetched colours and keywords) that may put `card` in a deck.
-
-    A leader may use a card when every colour of the card is one of the leader's matching
-    colours (colourless cards match everyone) and every faction the card names is among the
-    leader's keywords. Mirrors CardQuerySet.usable_by, which answers the other direction.
-    """
-    card_colours = {c.pk for c in card.colours.all()}
-    card_factions = {k.pk for k in card.keywords.all() if k.is_faction}
-    able = []
-    for leader in leaders:
-        leader_colours = {c.pk for c in leader.colours.all()}
-        leader_keywords = {k.pk for k in leader.keywords.all()}
-        if card_colours <= leader_colours and card_factions <= leader_keywords:
-            able.append(leader)
-    return able
+def leaders_able_to_use(card: Card, leaders, fmt) -> list[Leader]:
+    """The leaders (with prefetched colours and keywords) that the format lets use `card`."""
+    info = card.info()
+    return [leader for leader in leaders if not legality.card_problems(fmt, leader.info(), info)]
 
 
 # --- pages ----------------------------------------------------------------------------------
@@ -175,7 +164,7 @@ def card_detail(request, game, slug):
     return render(
         request,
         "cards/card_detail.html",
-        {"game": game, "card": card, "leaders": leaders_able_to_use(card, leaders)},
+        {"game": game, "card": card, "leaders": leaders_able_to_use(card, leaders, game.format)},
     )
 
 

@@ -299,7 +299,7 @@ def test_leaders_able_to_use_agrees_with_usable_by_for_every_card_and_leader(gam
     )
     leaders = list(Leader.objects.filter(game=game).prefetch_related("colours", "keywords"))
     for card in Card.objects.filter(game=game).for_listing():
-        able = {leader.pk for leader in leaders_able_to_use(card, leaders)}
+        able = {leader.pk for leader in leaders_able_to_use(card, leaders, game.format)}
         usable = {
             leader.pk for leader in leaders if Card.objects.usable_by(leader).filter(pk=card.pk)
         }
