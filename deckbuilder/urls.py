@@ -1,20 +1,39 @@
 from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from rest_framework.routers import SimpleRouter
 
 from cards.urls import api_urlpatterns as cards_api
 
-from . import views
+from . import accounts, api, views
+
+decks_api = SimpleRouter()
+decks_api.register("decks", api.DeckViewSet, basename="api-deck")
 
 api_urlpatterns = [
     *cards_api,
+    path("games/<slug:game>/validate/", api.validate, name="api-validate"),
+    *decks_api.urls,
+    path("auth/token/", accounts.token_view, name="api-token"),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
+]
+
+deck_urlpatterns = [
+    path("", views.deck_list, name="deck-list"),
+    path("mine/", views.my_decks, name="my-decks"),
+    path("new/", views.deck_new, name="deck-new"),
+    path("<str:share_id>/", views.deck_detail, name="deck-detail"),
+    path("<str:share_id>/edit/", views.deck_edit, name="deck-edit"),
+    path("<str:share_id>/copy/", views.deck_copy, name="deck-copy"),
+    path("<str:share_id>/export.txt", views.deck_export, name="deck-export"),
 ]
 
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/", include(api_urlpatterns)),
+    path("accounts/", include("deckbuilder.accounts")),
+    path("decks/", include(deck_urlpatterns)),
     path("healthz", views.healthz, name="healthz"),
     path("", include("cards.urls")),
 ]

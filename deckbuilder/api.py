@@ -1,0 +1,349 @@
+"""REST API of decks: validate (anyone), create/read/update/delete, copy, text export/import.
+
+Serializers check shapes and resolve slugs; every rule is the engine's (via services).
+"""
+
+from django.db.models import Exists, OuterRef, Prefetch
+from django.http import Http404
+from django.shortcuts import get_object_or_404
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_field
+from rest_framework import exceptions, permissions, renderers, serializers, status, viewsets
+from rest_framework.decorators import action, api_view, permission_classes
+from rest_framework.response import Response
+
+from cards.models import Game, Leader
+
+from . import services
+from .models import Deck, DeckCard, Visibility
+
+# --- input ------------------------------------------------------------------------------------
+
+
+class PreconditionFailed(exceptions.APIException):
+    status_code = status.HTTP_412_PRECONDITION_FAILED
+    default_detail = "The deck changed since you read it: fetch it again, then retry."
+    default_code = "precondition_failed"
+
+
+class CardCountSerializer(serializers.Serializer):
+    card = serializers.SlugField(max_length=120)
+    count = serializers.IntegerField(min_value=1, max_value=services.MAX_COPIES)
+
+    def to_internal_value(self, data):
+        if isinstance(data, dict) and isinstance(data.get("count"), (str, float, bool)):
+            # "3", 2.0 and true are not counts: ask for a JSON integer.
+            raise serializers.ValidationError({"count": ["A whole number from 1 to 99."]})
+        return super().to_internal_value(data)
+
+
+class DeckContentSerializer(serializers.Serializer):
+    """A leader and card counts of one game (context["game"]), resolved to objects."""
+
+    leader = serializers.SlugField(max_length=120, allow_null=True, required=False)
+    cards = CardCountSerializer(many=True, required=False, max_length=200)
+
+    @property
+    def game(self) -> Game:
+        return self.context["game"]
+
+    def validate_leader(self, slug):
+        if slug is None:
+            return None
+        leader = Leader.objects.filter(game=self.game, slug=slug).first()
+        if leader is None:
+            raise serializers.ValidationError(f"No leader {slug!r} in {self.game.name}.")
+        return leader
+
+    def validate_cards(self, rows):
+        slugs = [row["card"] for row in rows]
+        found = {
+            c.slug: c for c in services.cards_for_rules().filter(game=self.game, slug__in=slugs)
+        }
+        errors, counts = [], {}
+        for row in rows:
+            slug = row["card"]
+            if slug not in found:
+                errors.append(f"No card {slug!r} in {self.game.name}.")
+            elif found[slug] in counts:
+                errors.append(f"{slug!r} is listed twice: give one count per card.")
+            else:
+                counts[found[slug]] = row["count"]
+        if errors:
+            raise serializers.ValidationError(errors)
+        return counts
+
+
+class ValidateSerializer(DeckContentSerializer):
+    leader = serializers.SlugField(max_length=120, allow_null=True)
+    cards = CardCountSerializer(many=True, max_length=200)
+
+
+class DeckWriteSerializer(DeckContentSerializer):
+    game = serializers.SlugField(required=False)
+    name = serializers.CharField(max_length=120)
+    description = serializers.CharField(max_length=5000, allow_blank=True, required=False)
+    visibility = serializers.ChoiceField(choices=Visibility.values, required=False)
+
+    def validate_game(self, slug):
+        if slug != self.game.slug:
+            raise serializers.ValidationError(
+                "A deck's game cannot change." if self.instance else f"Unknown game {slug!r}."
+            )
+        return self.game
+
+
+class ImportSerializer(serializers.Serializer):
+    game = serializers.SlugRelatedField(slug_field="slug", queryset=Game.objects.all())
+    text = serializers.CharField(max_length=20000)
+    name = serializers.CharField(max_length=120, required=False, allow_blank=True)
+
+
+# --- output -----------------------------------------------------------------------------------
+
+
+class DeckSerializer(serializers.ModelSerializer):
+    id = serializers.CharField(source="share_id", read_only=True)
+    game = serializers.SlugRelatedField(slug_field="slug", read_only=True)
+    leader = serializers.SlugRelatedField(slug_field="slug", read_only=True)
+    owner = serializers.CharField(source="owner.username", read_only=True)
+    cards = serializers.SerializerMethodField()
+    url = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Deck
+        fields = [
+            "id",
+            "name",
+            "description",
+            "game",
+            "leader",
+            "visibility",
+            "cards",
+            "card_count",
+            "legal",
+            "problems",
+            "owner",
+            "url",
+            "created",
+            "updated",
+        ]
+
+    @extend_schema_field(CardCountSerializer(many=True))
+    def get_cards(self, deck) -> list[dict]:
+        return [{"card": e.card.slug, "count": e.count} for e in deck.entries.all()]
+
+    def get_url(self, deck) -> str:
+        return self.context["request"].build_absolute_uri(deck.get_absolute_url())
+
+
+class ReportSerializer(serializers.Serializer):
+    legal = serializers.BooleanField()
+    card_count = serializers.IntegerField()
+    problems = serializers.ListField(child=serializers.DictField())
+
+
+class PlainTextRenderer(renderers.BaseRenderer):
+    media_type = "text/plain"
+    format = "text"
+    charset = "utf-8"
+
+    def render(self, data, accepted_media_type=None, renderer_context=None):
+        return data.encode() if isinstance(data, str) else str(data.get("detail", data)).encode()
+
+
+# --- views ------------------------------------------------------------------------------------
+
+
+def _not_legal(report) -> Response:
+    return Response(
+        {
+            "code": "deck_not_legal",
+            "detail": "Only a legal deck can be public: fix the problems, or keep it unlisted.",
+            "problems": [p.as_dict() for p in report.problems],
+        },
+        status=status.HTTP_400_BAD_REQUEST,
+    )
+
+
+@extend_schema(request=ValidateSerializer, responses=ReportSerializer)
+@api_view(["POST"])
+@permission_classes([permissions.AllowAny])
+def validate(request, game):
+    """Judge a leader and card counts against the game's format; nothing is stored."""
+    game = get_object_or_404(Game, slug=game)
+    serializer = ValidateSerializer(data=request.data, context={"game": game})
+    serializer.is_valid(raise_exception=True)
+    data = serializer.validated_data
+    report = services.judge(game=game, leader=data["leader"], counts=data["cards"])
+    return Response(report.as_dict())
+
+
+class DeckViewSet(viewsets.GenericViewSet):
+    serializer_class = DeckSerializer
+    lookup_field = "share_id"
+    lookup_url_kwarg = "id"
+    lookup_value_regex = "[-_a-zA-Z0-9]+"
+    permission_classes = [permissions.IsAuthenticated]
+    queryset = Deck.objects.none()
+
+    def get_queryset(self):
+        entries = DeckCard.objects.select_related("card")
+        return Deck.objects.for_display().prefetch_related(Prefetch("entries", queryset=entries))
+
+    def get_permissions(self):
+        if self.action in {"retrieve", "export", "public"}:
+            return [permissions.AllowAny()]
+        if self.action in {"update", "partial_update", "destroy"}:
+            return []  # decided per deck, below: 401, 403 or 404
+        return super().get_permissions()
+
+    def _visible(self) -> Deck:
+        """The deck in the URL if the caller may see it; 404 otherwise (even if it exists)."""
+        deck = (
+            self.get_queryset()
+            .visible_to(self.request.user)
+            .filter(share_id=self.kwargs["id"])
+            .first()
+        )
+        if deck is None:
+            raise Http404
+        return deck
+
+    def _owned(self) -> Deck:
+        deck = self._visible()
+        if not self.request.user.is_authenticated:
+            raise exceptions.NotAuthenticated
+        if deck.owner_id != self.request.user.pk:
+            raise exceptions.PermissionDenied("Only the deck's owner can change it.")
+        if_match = self.request.headers.get("If-Match")
+        if if_match and if_match.strip() != "*":
+            if deck.etag not in [tag.strip() for tag in if_match.split(",")]:
+                raise PreconditionFailed
+        return deck
+
+    def _respond(self, deck, status_code=status.HTTP_200_OK, reload=True) -> Response:
+        if reload:  # a changed deck: fetch it again with its entries prefetched
+            deck = self.get_queryset().get(pk=deck.pk)
+        data = self.get_serializer(deck).data
+        return Response(data, status=status_code, headers={"ETag": deck.etag})
+
+    def _game_of(self, data) -> Game:
+        slug = data.get("game") if isinstance(data, dict) else None
+        if not isinstance(slug, str) or not slug:
+            raise serializers.ValidationError({"game": ["This field is required."]})
+        game = Game.objects.filter(slug=slug).first()
+        if game is None:
+            raise serializers.ValidationError({"game": [f"Unknown game {slug!r}."]})
+        return game
+
+    def list(self, request):
+        decks = self.get_queryset().filter(owner=request.user)
+        page = self.paginate_queryset(decks)
+        return self.get_paginated_response(self.get_serializer(page, many=True).data)
+
+    @extend_schema(request=DeckWriteSerializer)
+    def create(self, request):
+        game = self._game_of(request.data)
+        serializer = DeckWriteSerializer(data=request.data, context={"game": game})
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        try:
+            deck = services.deck_create(
+                owner=request.user,
+                game=game,
+                leader=data.get("leader"),
+                name=data["name"],
+                description=data.get("description", ""),
+                visibility=data.get("visibility", Visibility.PRIVATE),
+                counts=data.get("cards", {}),
+            )
+        except services.DeckNotLegal as e:
+            return _not_legal(e.report)
+        return self._respond(deck, status.HTTP_201_CREATED)
+
+    def retrieve(self, request, id):
+        return self._respond(self._visible(), reload=False)
+
+    @extend_schema(request=DeckWriteSerializer)
+    def update(self, request, id, partial=False):
+        deck = self._owned()
+        serializer = DeckWriteSerializer(
+            deck, data=request.data, partial=partial, context={"game": deck.game}
+        )
+        serializer.is_valid(raise_exception=True)
+        changes = dict(serializer.validated_data)
+        changes.pop("game", None)
+        counts = changes.pop("cards", None)
+        try:
+            deck = services.deck_update(
+                deck=deck, expected_version=deck.version, counts=counts, **changes
+            )
+        except services.DeckNotLegal as e:
+            return _not_legal(e.report)
+        except services.VersionMismatch:
+            raise PreconditionFailed from None
+        return self._respond(deck)
+
+    @extend_schema(request=DeckWriteSerializer)
+    def partial_update(self, request, id):
+        return self.update(request, id, partial=True)
+
+    def destroy(self, request, id):
+        deck = self._owned()
+        try:
+            services.deck_delete(deck=deck, expected_version=deck.version)
+        except services.VersionMismatch:
+            raise PreconditionFailed from None
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+    @extend_schema(request=None, responses={201: DeckSerializer})
+    @action(detail=True, methods=["post"])
+    def copy(self, request, id):
+        """A private copy of a deck you can see, for yourself."""
+        copy = services.deck_copy(deck=self._visible(), owner=request.user)
+        return self._respond(copy, status.HTTP_201_CREATED)
+
+    @extend_schema(
+        parameters=[OpenApiParameter("format", str, enum=["text"], default="text")],
+        responses={(200, "text/plain"): OpenApiTypes.STR},
+    )
+    @action(detail=True, methods=["get"], renderer_classes=[PlainTextRenderer])
+    def export(self, request, id):
+        """The deck as text: the leader's name, then one `N Card Name` a line."""
+        text = services.deck_export_text(self._visible())
+        return Response(text, content_type="text/plain; charset=utf-8")
+
+    @extend_schema(request=ImportSerializer, responses={201: DeckSerializer})
+    @action(detail=False, methods=["post"], url_path="import")
+    def import_text(self, request):
+        serializer = ImportSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        try:
+            deck = services.deck_import(owner=request.user, **serializer.validated_data)
+        except services.TextImportError as e:
+            return Response({"text": e.errors}, status=status.HTTP_400_BAD_REQUEST)
+        return self._respond(deck, status.HTTP_201_CREATED)
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("game", str),
+            OpenApiParameter("leader", str),
+            OpenApiParameter("card", str),
+        ]
+    )
+    @action(detail=False, methods=["get"])
+    def public(self, request):
+        """Public decks, newest first; filter by `game`, `leader` and `card` slugs."""
+        decks = self.get_queryset().public()
+        params = request.query_params
+        if params.get("game"):
+            decks = decks.filter(game__slug=params["game"])
+        if params.get("leader"):
+            decks = decks.filter(leader__slug=params["leader"])
+        if params.get("card"):
+            decks = decks.filter(
+                Exists(DeckCard.objects.filter(deck=OuterRef("pk"), card__slug=params["card"]))
+            )
+        page = self.paginate_queryset(decks)
+        return self.get_paginated_response(self.get_serializer(page, many=True).data)

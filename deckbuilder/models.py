@@ -1,0 +1,103 @@
+"""The decks people build: a leader, card counts, and the verdict of the rules engine."""
+
+import secrets
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+from django.urls import reverse
+
+from cards.models import Card, Game, Leader
+
+
+def new_share_id() -> str:
+    """16 URL-safe characters: 96 random bits, unguessable."""
+    return secrets.token_urlsafe(12)
+
+
+class Visibility(models.TextChoices):
+    PRIVATE = "private", "Private — only me"
+    UNLISTED = "unlisted", "Unlisted — anyone with the link"
+    PUBLIC = "public", "Public — listed for everyone"
+
+
+class DeckQuerySet(models.QuerySet):
+    def visible_to(self, user):
+        """Decks `user` may open: their own, and anyone's unlisted or public ones."""
+        shared = ~Q(visibility=Visibility.PRIVATE)
+        if user.is_authenticated:
+            return self.filter(shared | Q(owner=user))
+        return self.filter(shared)
+
+    def public(self):
+        return self.filter(visibility=Visibility.PUBLIC)
+
+    def for_display(self):
+        return self.select_related("owner", "game", "leader")
+
+
+class Deck(models.Model):
+    share_id = models.CharField(max_length=22, unique=True, default=new_share_id, editable=False)
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="decks"
+    )
+    game = models.ForeignKey(Game, on_delete=models.PROTECT, related_name="decks")
+    leader = models.ForeignKey(
+        Leader, on_delete=models.PROTECT, null=True, blank=True, related_name="decks"
+    )
+    name = models.CharField(max_length=120)
+    description = models.TextField(blank=True, max_length=5000)
+    visibility = models.CharField(
+        max_length=10, choices=Visibility.choices, default=Visibility.PRIVATE, db_index=True
+    )
+    # The engine's verdict, stored so lists can show and filter it without recomputing.
+    legal = models.BooleanField(default=False)
+    card_count = models.PositiveSmallIntegerField(default=0)
+    problems = models.JSONField(default=list, blank=True)
+    version = models.PositiveIntegerField(default=1, help_text="Bumped on every change (ETag).")
+    created = models.DateTimeField(auto_now_add=True)
+    updated = models.DateTimeField(auto_now=True)
+
+    objects = DeckQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-updated"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(visibility__in=Visibility.values), name="deck_visibility_known"
+            ),
+            models.CheckConstraint(condition=~Q(name=""), name="deck_name_not_empty"),
+        ]
+        indexes = [
+            models.Index(fields=["owner", "-updated"], name="deck_owner_updated"),
+            models.Index(fields=["visibility", "game", "-updated"], name="deck_listing"),
+            models.Index(fields=["leader", "visibility"], name="deck_leader_visibility"),
+        ]
+
+    def __str__(self):
+        return self.name
+
+    def get_absolute_url(self):
+        return reverse("deck-detail", kwargs={"share_id": self.share_id})
+
+    @property
+    def etag(self) -> str:
+        return f'"{self.share_id}-{self.version}"'
+
+
+class DeckCard(models.Model):
+    deck = models.ForeignKey(Deck, on_delete=models.CASCADE, related_name="entries")
+    card = models.ForeignKey(Card, on_delete=models.PROTECT, related_name="deck_entries")
+    count = models.PositiveSmallIntegerField()
+
+    class Meta:
+        ordering = ["card__name"]
+        constraints = [
+            models.UniqueConstraint(fields=["deck", "card"], name="deckcard_one_row_per_card"),
+            models.CheckConstraint(
+                condition=Q(count__gte=1) & Q(count__lte=99), name="deckcard_count_1_to_99"
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.count} {self.card}"
