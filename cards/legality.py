@@ -186,7 +186,11 @@ def validate_format(fmt) -> list[str]:
         return ["A format is a list of rules."]
     errors = []
     for i, rule in enumerate(fmt, 1):
-        if not isinstance(rule, dict) or rule.get("rule") not in RULES:
+        if (
+            not isinstance(rule, dict)
+            or not isinstance(rule.get("rule"), str)
+            or rule["rule"] not in RULES
+        ):
             known = ", ".join(RULES)
             errors.append(f"Rule {i}: 'rule' must be one of {known}.")
             continue

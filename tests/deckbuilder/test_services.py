@@ -1,0 +1,366 @@
+"""Deck services: counts, copies, verdicts kept true when reference data changes, constraints."""
+
+import copy
+import json
+from pathlib import Path
+
+import pytest
+from django.db import IntegrityError, transaction
+from rest_framework.test import APIClient
+
+from cards import services as card_services
+from cards.models import Card, Game, Leader
+from deckbuilder import services
+from deckbuilder.models import Deck, DeckCard, Visibility
+
+SAMPLE = Path(__file__).resolve().parents[2] / "cards" / "sample" / "card-of-gods.json"
+pytestmark = pytest.mark.django_db
+
+# Gottfried (black, yellow, red; Kriegmark) can use all of these: a legal ten.
+GOTTFRIED_TEN = {
+    "despair": 3,
+    "lightning": 3,
+    "fiery-earth": 2,
+    "punishment": 1,
+    "blood-pact": 1,
+}
+
+
+def cards(game, counts):
+    by_slug = {c.slug: c for c in Card.objects.filter(game=game, slug__in=counts)}
+    return {by_slug[slug]: n for slug, n in counts.items()}
+
+
+def leader(game, slug):
+    return Leader.objects.get(game=game, slug=slug)
+
+
+def stored(deck) -> Deck:
+    return Deck.objects.select_related("game", "leader").get(pk=deck.pk)
+
+
+def counts_of(deck) -> dict[str, int]:
+    return {e.card.slug: e.count for e in DeckCard.objects.filter(deck=deck).select_related("card")}
+
+
+def assert_verdict_is_fresh(deck):
+    """The stored verdict is what the engine says now about the stored deck."""
+    deck = stored(deck)
+    entries = services.entries_of(deck)
+    leader = (
+        Leader.objects.prefetch_related("colours", "keywords").get(pk=deck.leader_id)
+        if deck.leader_id
+        else None
+    )
+    report = services.judge(
+        game=deck.game, leader=leader, counts={e.card: e.count for e in entries}
+    )
+    assert deck.legal is report.legal
+    assert deck.card_count == report.card_count
+    assert deck.problems == [p.as_dict() for p in report.problems]
+    return deck
+
+
+@pytest.fixture
+def legal_deck(game, alice):
+    deck = services.deck_create(
+        owner=alice,
+        game=game,
+        name="Gottfried ten",
+        leader=leader(game, "gottfried"),
+        visibility=Visibility.PUBLIC,
+        counts=cards(game, GOTTFRIED_TEN),
+    )
+    assert stored(deck).legal
+    return deck
+
+
+# --- create / update ---------------------------------------------------------------------------
+
+
+def test_deck_create_stores_counts_and_the_engines_verdict(legal_deck):
+    deck = assert_verdict_is_fresh(legal_deck)
+    assert counts_of(deck) == GOTTFRIED_TEN
+    assert deck.legal and deck.card_count == 10 and deck.problems == []
+    assert deck.version == 1
+
+
+def test_deck_create_saves_an_illegal_draft_with_its_problems(game, alice):
+    deck = services.deck_create(
+        owner=alice,
+        game=game,
+        name="Draft",
+        leader=leader(game, "kellantra"),
+        counts=cards(game, {"despair": 2}),
+    )
+    deck = assert_verdict_is_fresh(deck)
+    assert not deck.legal
+    assert [(p["code"], p["card"]) for p in deck.problems] == [
+        ("deck_size", None),
+        ("colour_mismatch", "despair"),
+    ]
+
+
+def test_deck_create_refuses_an_illegal_public_deck_and_writes_nothing(game, alice):
+    before = (Deck.objects.count(), DeckCard.objects.count())
+    with pytest.raises(services.DeckNotLegal) as refused:
+        services.deck_create(
+            owner=alice,
+            game=game,
+            name="Too small",
+            leader=leader(game, "gottfried"),
+            visibility=Visibility.PUBLIC,
+            counts=cards(game, {"despair": 2}),
+        )
+    assert [p.code for p in refused.value.report.problems] == ["deck_size"]
+    assert (Deck.objects.count(), DeckCard.objects.count()) == before
+
+
+def test_deck_update_refuses_public_for_an_illegal_deck_and_writes_nothing(game, alice):
+    deck = services.deck_create(
+        owner=alice, game=game, name="Draft", counts=cards(game, {"despair": 2})
+    )
+    with pytest.raises(services.DeckNotLegal):
+        services.deck_update(deck=deck, visibility=Visibility.PUBLIC, name="Renamed")
+    deck = stored(deck)
+    assert (deck.visibility, deck.name, deck.version) == (Visibility.PRIVATE, "Draft", 1)
+
+
+def test_deck_update_with_a_stale_version_raises_and_writes_nothing(legal_deck):
+    services.deck_update(deck=legal_deck, name="Second")
+    with pytest.raises(services.VersionMismatch):
+        services.deck_update(deck=legal_deck, expected_version=1, name="Third")
+    deck = stored(legal_deck)
+    assert (deck.name, deck.version) == ("Second", 2)
+
+
+# --- deck_set_count ----------------------------------------------------------------------------
+
+
+def test_deck_set_count_adds_changes_and_removes_a_card(game, alice):
+    deck = services.deck_create(
+        owner=alice, game=game, name="Builder", leader=leader(game, "gottfried")
+    )
+    despair, lightning = Card.objects.get(slug="despair"), Card.objects.get(slug="lightning")
+
+    services.deck_set_count(deck=deck, card=despair, count=2)
+    assert counts_of(deck) == {"despair": 2}
+    services.deck_set_count(deck=deck, card=lightning, count=1)
+    assert counts_of(deck) == {"despair": 2, "lightning": 1}
+    services.deck_set_count(deck=deck, card=despair, count=3)
+    assert counts_of(deck) == {"despair": 3, "lightning": 1}
+    services.deck_set_count(deck=deck, card=despair, count=0)
+    assert counts_of(deck) == {"lightning": 1}
+
+    deck = assert_verdict_is_fresh(deck)
+    assert deck.card_count == 1
+    assert deck.version == 5  # created, then four changes
+
+
+def test_deck_set_count_clamps_to_0_and_99(game, alice):
+    deck = services.deck_create(owner=alice, game=game, name="Builder")
+    despair = Card.objects.get(slug="despair")
+    services.deck_set_count(deck=deck, card=despair, count=150)
+    assert counts_of(deck) == {"despair": 99}
+    assert stored(deck).card_count == 99
+    services.deck_set_count(deck=deck, card=despair, count=-4)
+    assert counts_of(deck) == {}
+    assert stored(deck).card_count == 0
+
+
+def test_deck_set_count_judges_the_deck(game, alice):
+    deck = services.deck_create(
+        owner=alice,
+        game=game,
+        name="Nine",
+        leader=leader(game, "gottfried"),
+        counts=cards(game, {**GOTTFRIED_TEN, "blood-pact": 0}),
+    )
+    assert not stored(deck).legal
+    services.deck_set_count(deck=deck, card=Card.objects.get(slug="blood-pact"), count=1)
+    assert assert_verdict_is_fresh(deck).legal
+    services.deck_set_count(deck=deck, card=Card.objects.get(slug="blood-pact"), count=2)
+    deck = assert_verdict_is_fresh(deck)
+    assert {p["code"] for p in deck.problems} == {"deck_size", "copy_limit"}
+
+
+# --- deck_copy ---------------------------------------------------------------------------------
+
+
+def test_deck_copy_is_a_private_deck_of_the_copier(legal_deck, bob):
+    copied = services.deck_copy(deck=legal_deck, owner=bob)
+    copied = assert_verdict_is_fresh(copied)
+    assert copied.owner == bob
+    assert copied.visibility == Visibility.PRIVATE
+    assert copied.pk != legal_deck.pk and copied.share_id != legal_deck.share_id
+    assert copied.leader_id == legal_deck.leader_id
+    assert copied.name == "Copy of Gottfried ten"
+    assert counts_of(copied) == GOTTFRIED_TEN and copied.legal
+    original = stored(legal_deck)
+    assert original.owner.username == "alice" and original.visibility == Visibility.PUBLIC
+    assert counts_of(original) == GOTTFRIED_TEN
+
+
+# --- verdicts follow the reference data ----------------------------------------------------------
+
+
+@pytest.fixture
+def staff_api(staff):
+    client = APIClient()
+    client.force_authenticate(staff)
+    return client
+
+
+def test_card_cost_change_through_the_api_makes_the_deck_illegal_and_back(legal_deck, staff_api):
+    url = "/api/games/card-of-gods/cards/punishment/"
+    response = staff_api.patch(url, {"cost": {"life": 2}}, format="json")
+    assert response.status_code == 200, response.content
+    deck = assert_verdict_is_fresh(legal_deck)
+    assert not deck.legal
+    assert [(p["code"], p["card"]) for p in deck.problems] == [("colour_mismatch", "punishment")]
+    assert deck.visibility == Visibility.PUBLIC  # stays public, showing its problems
+    assert deck.version == 2
+
+    response = staff_api.patch(url, {"cost": {"creation": 2}}, format="json")
+    assert response.status_code == 200, response.content
+    deck = assert_verdict_is_fresh(legal_deck)
+    assert deck.legal and deck.problems == []
+    assert deck.version == 3
+
+
+def test_card_cost_change_through_save_card_makes_the_deck_illegal_and_back(legal_deck, game):
+    lightning = Card.objects.get(game=game, slug="lightning")
+    card_services.save_card(game=game, card=lightning, fields={"cost": {"life": 1}}, keywords=[])
+    deck = assert_verdict_is_fresh(legal_deck)
+    assert [(p["code"], p["card"]) for p in deck.problems] == [("colour_mismatch", "lightning")]
+
+    card_services.save_card(
+        game=game, card=lightning, fields={"cost": {"destruction": 1}}, keywords=[]
+    )
+    assert assert_verdict_is_fresh(legal_deck).legal
+
+
+def test_a_faction_keyword_on_a_card_makes_the_deck_illegal_and_back(legal_deck, game):
+    despair = Card.objects.get(game=game, slug="despair")
+    card_services.save_card(game=game, card=despair, fields={}, keywords=["Abyss"])
+    deck = assert_verdict_is_fresh(legal_deck)
+    assert [(p["code"], p["card"]) for p in deck.problems] == [("faction_mismatch", "despair")]
+
+    card_services.save_card(game=game, card=despair, fields={}, keywords=["Kriegmark"])
+    assert assert_verdict_is_fresh(legal_deck).legal  # Gottfried is Kriegmark
+
+    card_services.save_card(game=game, card=despair, fields={}, keywords=[])
+    assert assert_verdict_is_fresh(legal_deck).legal
+
+
+def test_a_plain_keyword_becoming_a_faction_makes_the_deck_illegal(legal_deck, game):
+    despair = Card.objects.get(game=game, slug="despair")
+    card_services.save_card(game=game, card=despair, fields={}, keywords=["Shadow"])
+    assert assert_verdict_is_fresh(legal_deck).legal
+    shadow = game.keywords.get(name="Shadow")
+    shadow.is_faction = True
+    shadow.save()
+    deck = assert_verdict_is_fresh(legal_deck)
+    assert [(p["code"], p["card"]) for p in deck.problems] == [("faction_mismatch", "despair")]
+
+
+def _definition(fmt):
+    definition = copy.deepcopy(json.loads(SAMPLE.read_text())["game"])
+    definition["format"] = fmt
+    return definition
+
+
+def test_a_format_change_through_save_game_rejudges_and_reverts(legal_deck, game):
+    original = copy.deepcopy(game.format)
+    nine = [
+        r if r["rule"] != "deck_size" else {"rule": "deck_size", "exactly": 9} for r in original
+    ]
+    card_services.save_game(definition=_definition(nine))
+    deck = assert_verdict_is_fresh(legal_deck)
+    assert [p["code"] for p in deck.problems] == ["deck_size"]
+    assert "exactly 9 cards" in deck.problems[0]["message"]
+
+    card_services.save_game(definition=_definition(original))
+    assert assert_verdict_is_fresh(legal_deck).legal
+
+
+def test_a_format_change_through_game_save_rejudges_and_reverts(legal_deck, game):
+    original = copy.deepcopy(game.format)
+    game.format = [{"rule": "deck_size", "exactly": 9}]
+    game.save()
+    deck = assert_verdict_is_fresh(legal_deck)
+    assert [p["code"] for p in deck.problems] == ["deck_size"]
+
+    game.format = original
+    game.save()
+    assert assert_verdict_is_fresh(legal_deck).legal
+
+
+def test_a_leader_losing_a_colour_makes_the_deck_illegal_and_back(legal_deck, game):
+    gottfried = leader(game, "gottfried")
+    colours = list(gottfried.colours.all())
+    card_services.save_leader(
+        game=game,
+        leader=gottfried,
+        fields={},
+        colours=[c for c in colours if c.slug != "black"],
+        keywords=["Kriegmark"],
+    )
+    deck = assert_verdict_is_fresh(legal_deck)
+    assert [(p["code"], p["card"]) for p in deck.problems] == [
+        ("colour_mismatch", "blood-pact"),
+        ("colour_mismatch", "despair"),
+    ]
+    card_services.save_leader(
+        game=game, leader=gottfried, fields={}, colours=colours, keywords=["Kriegmark"]
+    )
+    assert assert_verdict_is_fresh(legal_deck).legal
+
+
+def test_refresh_leaves_unrelated_decks_alone(legal_deck, game, bob):
+    other = services.deck_create(
+        owner=bob,
+        game=game,
+        name="Kellantra draft",
+        leader=leader(game, "kellantra"),
+        counts=cards(game, {"healing": 2}),
+    )
+    lightning = Card.objects.get(game=game, slug="lightning")
+    card_services.save_card(game=game, card=lightning, fields={"cost": {"life": 1}}, keywords=[])
+    assert stored(other).version == 1
+    assert stored(legal_deck).version == 2
+
+
+def test_refresh_legality_reports_how_many_changed(legal_deck, game):
+    Game.objects.filter(pk=game.pk).update(format=[{"rule": "deck_size", "exactly": 9}])
+
+    def decks():
+        return Deck.objects.filter(pk=legal_deck.pk).select_related("game", "leader")
+
+    assert services.refresh_legality(decks=decks()) == 1
+    assert services.refresh_legality(decks=decks()) == 0  # already true: nothing to change
+    assert not stored(legal_deck).legal
+
+
+# --- database constraints ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("count", [0, 100])
+def test_deckcard_count_outside_1_to_99_is_refused_by_the_database(legal_deck, game, count):
+    healing = Card.objects.get(game=game, slug="healing")
+    with pytest.raises(IntegrityError), transaction.atomic():
+        DeckCard.objects.create(deck=legal_deck, card=healing, count=count)
+
+
+@pytest.mark.parametrize("count", [1, 99])
+def test_deckcard_count_at_the_bounds_is_accepted(legal_deck, game, count):
+    healing = Card.objects.get(game=game, slug="healing")
+    DeckCard.objects.create(deck=legal_deck, card=healing, count=count)
+    assert DeckCard.objects.get(deck=legal_deck, card=healing).count == count
+
+
+def test_a_second_row_for_the_same_card_is_refused_by_the_database(legal_deck, game):
+    despair = Card.objects.get(game=game, slug="despair")
+    with pytest.raises(IntegrityError), transaction.atomic():
+        DeckCard.objects.create(deck=legal_deck, card=despair, count=1)
+    assert counts_of(legal_deck) == GOTTFRIED_TEN
