@@ -7,7 +7,7 @@ HOST ?= 127.0.0.1
 DEV := DEBUG=1
 PYTEST_ARGS ?=
 
-.PHONY: install run serve migrate sample test test-sqlite test-postgres lint bench clean
+.PHONY: install run migrate sample browser test test-sqlite test-postgres lint bench clean
 
 $(BIN)/.installed: pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV) || { rm -rf $(VENV); $(PYTHON) -m pip install --user --quiet virtualenv && $(PYTHON) -m virtualenv $(VENV); }
@@ -27,7 +27,13 @@ run: sample
 	@echo "Serving on http://$(HOST):$(PORT)/ (Ctrl-C stops)"
 	$(DEV) $(BIN)/python manage.py runserver $(HOST):$(PORT)
 
-test: test-sqlite test-postgres
+test: browser test-sqlite test-postgres
+
+# Browser tests drive Debian's chromium (never a downloaded browser build).
+browser:
+	@command -v chromium >/dev/null || { \
+	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	  else echo "chromium is missing: sudo apt-get install -y chromium" >&2; exit 1; fi; }
 
 test-sqlite: install
 	DATABASE_URL= $(BIN)/pytest $(PYTEST_ARGS)

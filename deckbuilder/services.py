@@ -93,7 +93,12 @@ def _store_counts(deck: Deck, counts: Mapping[Card, int]) -> None:
 
 
 def _lock(deck: Deck, expected_version: int | None) -> Deck:
-    locked = Deck.objects.select_for_update().select_related("game", "leader").get(pk=deck.pk)
+    # of=self: the leader is a nullable join, and PostgreSQL cannot lock an outer join
+    locked = (
+        Deck.objects.select_for_update(of=("self",))
+        .select_related("game", "leader")
+        .get(pk=deck.pk)
+    )
     if expected_version is not None and locked.version != expected_version:
         raise VersionMismatch
     return locked
@@ -208,10 +213,15 @@ def refresh_legality(*, decks: Iterable[Deck]) -> int:
 _LINE = re.compile(r"^\s*(?P<count>\d+)\s*[xX×]?\s+(?P<name>\S.*?)\s*$")
 
 
-def deck_export_text(deck: Deck) -> str:
-    """The leader's name on the first line, then one `N Card Name` a line."""
+def deck_export_text(deck: Deck, entries: Iterable[DeckCard] | None = None) -> str:
+    """The leader's name on the first line, then one `N Card Name` a line.
+
+    `entries`: the deck's entries with their cards, when the caller has loaded them already.
+    """
+    if entries is None:
+        entries = deck.entries.select_related("card")
     lines = [deck.leader.name if deck.leader else ""]
-    lines += [f"{e.count} {e.card.name}" for e in deck.entries.select_related("card")]
+    lines += [f"{e.count} {e.card.name}" for e in entries]
     return "\n".join(lines) + "\n"
 
 
@@ -224,11 +234,15 @@ def parse_deck_text(*, game: Game, text: str) -> tuple[Leader | None, dict[Card,
     errors: list[str] = []
     leader_line, leader_name = lines[0]
     leader = Leader.objects.filter(game=game, name__iexact=leader_name).first()
-    if leader is None:
-        errors.append(f"line {leader_line}: no leader named {leader_name!r} in {game.name}")
+    if leader is None and _LINE.match(leader_name):
+        card_lines = lines  # no leader line: a draft exported before a leader was chosen
+    else:
+        card_lines = lines[1:]
+        if leader is None:
+            errors.append(f"line {leader_line}: no leader named {leader_name!r} in {game.name}")
     cards = {c.name.casefold(): c for c in Card.objects.filter(game=game)}
     counts: dict[Card, int] = {}
-    for number, line in lines[1:]:
+    for number, line in card_lines:
         match = _LINE.match(line)
         if not match:
             errors.append(f"line {number}: expected 'N Card Name', got {line!r}")
@@ -256,5 +270,5 @@ def deck_import(*, owner, game: Game, text: str, name: str = "") -> Deck:
         game=game,
         leader=leader,
         counts=counts,
-        name=name or f"{leader.name} deck",
+        name=name or (f"{leader.name} deck" if leader else "Imported deck"),
     )

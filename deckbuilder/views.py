@@ -1,7 +1,38 @@
-from django.db import connection
-from django.http import JsonResponse
+"""Deck pages: public decks, my decks, the builder (new, edit), the deck page, copy, export.
+
+Views stay thin. Every write goes through `services` (atomic, judged by the rules engine) and
+every verdict shown is the engine's: the report stored on the deck, and
+`legality.card_problems` for why a leader may not use a card. Templates decide no rule.
+
+The builder's +/− are plain POST forms that redirect back (no JavaScript needed); with htmx
+(`HX-Request: true`) the same endpoint answers with partials instead: the card's controls, the
+panel (counter, legality, problems, stats) and a status line, all swapped out of band.
+"""
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.core.paginator import Paginator
+from django.db import connection, transaction
+from django.db.models import Exists, OuterRef
+from django.http import HttpResponse, HttpResponseBadRequest, JsonResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.cache import patch_vary_headers
+from django.utils.text import slugify
 from django.views.decorators.cache import never_cache
-from django.views.decorators.http import require_safe
+from django.views.decorators.http import require_http_methods, require_POST, require_safe
+
+from cards import legality
+from cards.filters import COLOURLESS, CardFilter
+from cards.models import Card, Game, Keyword, Leader
+
+from . import services
+from .forms import CountForm, DeckNewForm, DeckSettingsForm, PublicDeckFilterForm
+from .models import Deck, DeckCard
+
+CARDS_PER_PAGE = 60
+DECKS_PER_PAGE = 20
+FILTER_KEYS = ("q", "colour", "rarity", "faction", "keyword", "cost_min", "cost_max")
 
 
 @never_cache
@@ -19,8 +50,465 @@ def healthz(request):
     return JsonResponse({"status": "ok", "database": "ok"})
 
 
-def _todo(request, **kwargs):  # replaced by the deck pages
-    return JsonResponse({"todo": True})
+# --- what the format says (read, never re-decided) -------------------------------------------
 
 
-deck_list = my_decks = deck_new = deck_detail = deck_edit = deck_copy = deck_export = _todo
+def copy_limit(fmt, rarity: str) -> int | None:
+    """The most copies of one card of `rarity` the format allows; None when it sets no limit.
+
+    Read from the format's `copy_limit` rules: by rarity their `limits[rarity]`, else `default`.
+    """
+    limits = []
+    for rule in fmt:
+        if rule["rule"] != "copy_limit":
+            continue
+        if rule.get("by") == "rarity":
+            limit = rule.get("limits", {}).get(rarity, rule.get("default"))
+        else:
+            limit = rule.get("default")
+        if limit is not None:
+            limits.append(limit)
+    return min(limits, default=None)
+
+
+def deck_size(fmt) -> str:
+    """The card count the format's `deck_size` rule asks for, for "n/10": "10", "8–12", "≥ 8",
+    "≤ 12", or "" when the format sets none."""
+    for rule in fmt:
+        if rule["rule"] == "deck_size":
+            low = rule.get("min", rule.get("exactly"))
+            high = rule.get("max", rule.get("exactly"))
+            if low is not None and low == high:
+                return str(low)
+            if low is not None and high is not None:
+                return f"{low}–{high}"
+            if low is not None:
+                return f"≥ {low}"
+            if high is not None:
+                return f"≤ {high}"
+    return ""
+
+
+# --- helpers ---------------------------------------------------------------------------------
+
+
+def _is_htmx(request) -> bool:
+    return request.headers.get("HX-Request") == "true"
+
+
+def _paginate(request, items, per_page):
+    page = Paginator(items, per_page).get_page(request.GET.get("page"))
+    page.elided_range = list(page.paginator.get_elided_page_range(page.number, on_each_side=2))
+    return page
+
+
+def _cost_items(card: Card) -> list:
+    """The card's cost as (colour of the domain, amount), from its prefetched colours."""
+    cost = card.cost or {}
+    return [(colour, cost[colour.domain]) for colour in card.colours.all() if colour.domain in cost]
+
+
+def _entries_for_page(deck: Deck) -> list[DeckCard]:
+    """The deck's entries with card, rarity and colours: 2 queries whatever the deck size."""
+    entries = list(deck.entries.select_related("card__rarity").prefetch_related("card__colours"))
+    for entry in entries:
+        entry.card.cost_items = _cost_items(entry.card)
+    return entries
+
+
+def deck_stats(entries, game: Game) -> list[dict]:
+    """Cost per domain, colours and rarities of the deck's copies, as rows for bar charts."""
+    domains: dict = {}
+    colours: dict = {}
+    rarities: dict = {}
+    colourless = 0
+    for entry in entries:
+        card, n = entry.card, entry.count
+        card_colours = list(card.colours.all())
+        for colour in card_colours:
+            colours[colour] = colours.get(colour, 0) + n
+            amount = (card.cost or {}).get(colour.domain)
+            if amount:
+                domains[colour] = domains.get(colour, 0) + amount * n
+        if not card_colours:
+            colourless += n
+        rarities[card.rarity] = rarities.get(card.rarity, 0) + n
+
+    def rows(counts: dict, extra=()) -> list[dict]:
+        items = sorted(counts.items(), key=lambda kv: (kv[0].position, kv[0].slug))
+        items += [(None, n) for n in extra if n]
+        top = max((n for _, n in items), default=0)
+        return [{"item": item, "value": n, "pct": round(100 * n / top)} for item, n in items]
+
+    return [
+        {
+            "key": "cost",
+            "title": f"Cost per {game.domain_label}",
+            "hint": "total over all copies",
+            "rows": rows(domains),
+        },
+        {
+            "key": "colours",
+            "title": "Colours",
+            "hint": "copies; a card of two colours counts for both",
+            "rows": rows(colours, [colourless]),
+        },
+        {"key": "rarities", "title": "Rarities", "hint": "copies", "rows": rows(rarities)},
+    ]
+
+
+def _named(problems, cards_by_slug: dict) -> list[dict]:
+    """Problems (dicts or legality.Problem) with the Card they concern, for links."""
+    named = []
+    for problem in problems:
+        data = problem if isinstance(problem, dict) else problem.as_dict()
+        named.append({**data, "card_obj": cards_by_slug.get(data.get("card"))})
+    return named
+
+
+def _not_legal(error: services.DeckNotLegal | None, cards_by_slug: dict):
+    if error is None:
+        return None
+    return {"message": str(error), "problems": _named(error.report.problems, cards_by_slug)}
+
+
+def _panel_context(deck: Deck, entries, error=None) -> dict:
+    cards_by_slug = {e.card.slug: e.card for e in entries}
+    return {
+        "deck": deck,
+        "game": deck.game,
+        "entries": entries,
+        "size": deck_size(deck.game.format),
+        "problems": _named(deck.problems, cards_by_slug),
+        "stats": deck_stats(entries, deck.game),
+        "not_legal": error,
+    }
+
+
+def _card_rows(cards, *, deck: Deck, entries, leader: Leader | None, fmt) -> list[Card]:
+    """Attach to each listed card what the builder shows: cost, count in the deck, the copy
+    limit of its rarity, why the leader may not use it, and the deck's problems about it."""
+    counts = {e.card_id: e.count for e in entries}
+    deck_problems: dict[str, list[str]] = {}
+    for problem in deck.problems:
+        if problem.get("card"):
+            deck_problems.setdefault(problem["card"], []).append(problem["message"])
+    leader_info = leader.info() if leader else None
+    cards = list(cards)
+    for card in cards:
+        card.cost_items = _cost_items(card)
+        card.in_deck = counts.get(card.pk, 0)
+        card.limit = copy_limit(fmt, card.rarity.slug)
+        card.unusable = (
+            [p.message for p in legality.card_problems(fmt, leader_info, card.info())]
+            if leader_info
+            else []
+        )
+        card.deck_problems = [m for m in deck_problems.get(card.slug, []) if m not in card.unusable]
+    return cards
+
+
+def _filter_options(request, game: Game) -> dict:
+    """The choices of the builder's card filters (same fields as the card browser)."""
+    chosen_colours = set(request.GET.getlist("colour"))
+    chosen_rarities = set(request.GET.getlist("rarity"))
+    colours = list(game.colours.all())
+    keywords = list(Keyword.objects.filter(game=game))
+    return {
+        "colour_options": [
+            {"value": c.slug, "colour": c, "checked": c.slug in chosen_colours} for c in colours
+        ]
+        + [{"value": COLOURLESS, "colour": None, "checked": COLOURLESS in chosen_colours}],
+        "rarity_options": [
+            {"value": r.slug, "rarity": r, "checked": r.slug in chosen_rarities}
+            for r in game.rarities.all()
+        ],
+        "factions": [k for k in keywords if k.is_faction],
+        "keywords": keywords,
+        "active_filters": sum(
+            1 for key in FILTER_KEYS if any(v.strip() for v in request.GET.getlist(key))
+        ),
+    }
+
+
+def _own_deck(request, share_id: str) -> Deck:
+    """The deck if the user owns it; 404 if they cannot see it, 403 if they only can see it."""
+    deck = get_object_or_404(Deck.objects.visible_to(request.user).for_display(), share_id=share_id)
+    if deck.owner_id != request.user.pk:
+        raise PermissionDenied("Only the deck's owner can change it.")
+    return deck
+
+
+def _leader_for_rules(deck: Deck) -> Leader | None:
+    if deck.leader_id is None:
+        return None
+    return (
+        Leader.objects.select_related("game")
+        .prefetch_related("colours", "keywords")
+        .get(pk=deck.leader_id)
+    )
+
+
+def _with_size(decks):
+    decks = list(decks)
+    for deck in decks:
+        deck.size = deck_size(deck.game.format)
+    return decks
+
+
+# --- the builder -----------------------------------------------------------------------------
+
+
+def _render_builder(request, deck: Deck, *, settings_form=None, error=None, status=200):
+    game = Game.objects.prefetch_related("colours", "rarities").get(pk=deck.game_id)
+    deck.game = game
+    leader = _leader_for_rules(deck)
+    entries = services.entries_of(deck)
+    show_all = request.GET.get("all") == "1" or leader is None
+
+    cards = Card.objects.filter(game=game)
+    if not show_all:
+        cards = cards.usable_by(leader)
+    data = request.GET.copy()
+    data.pop("leader", None)  # the deck's leader decides, not a filter
+    filterset = CardFilter(data, queryset=cards.for_listing(), game=game)
+    valid = filterset.is_valid()
+    if valid:
+        page = _paginate(request, filterset.qs, CARDS_PER_PAGE)
+        rows = _card_rows(
+            page.object_list, deck=deck, entries=entries, leader=leader, fmt=game.format
+        )
+    else:
+        page, rows = None, []
+
+    if settings_form is None:
+        settings_form = DeckSettingsForm(
+            game=game,
+            initial={
+                "name": deck.name,
+                "description": deck.description,
+                "leader": deck.leader.slug if deck.leader else None,
+                "visibility": deck.visibility,
+            },
+        )
+    cards_by_slug = {e.card.slug: e.card for e in entries} | {c.slug: c for c in rows}
+    context = {
+        **_panel_context(deck, entries, _not_legal(error, cards_by_slug)),
+        **_filter_options(request, game),
+        "leader": leader,
+        "show_all": show_all,
+        "filter": filterset,
+        "form": filterset.form,
+        "valid": valid,
+        "filter_errors": filterset.form.errors,
+        "sorts": filterset.form.fields["sort"].choices,
+        "current_sort": request.GET.get("sort") or "name",
+        "page": page,
+        "cards": rows,
+        "settings_form": settings_form,
+        "action_url": request.get_full_path(),
+    }
+    return render(request, "deckbuilder/deck_edit.html", context, status=status)
+
+
+def _change_count(request, deck: Deck):
+    """+/−: set one card's count with services.deck_set_count, then redirect back (PRG), or
+    answer htmx with the partials. A change refused (public deck made illegal) changes nothing."""
+    form = CountForm(request.POST, game=deck.game)
+    if not form.is_valid():
+        errors = "; ".join(m for messages_ in form.errors.values() for m in messages_)
+        return HttpResponseBadRequest(errors, content_type="text/plain; charset=utf-8")
+    card = form.cleaned_data["card"]
+    error = None
+    with transaction.atomic():
+        # lock the row (no join: PostgreSQL cannot lock the nullable leader's outer join)
+        Deck.objects.select_for_update().filter(pk=deck.pk).first()
+        current = deck.entries.filter(card=card).values_list("count", flat=True).first() or 0
+        count = form.new_count(current)
+        if count != current:
+            try:
+                deck = services.deck_set_count(deck=deck, card=card, count=count)
+            except services.DeckNotLegal as e:
+                error = e
+
+    if _is_htmx(request):
+        entries = services.entries_of(deck)
+        leader = _leader_for_rules(deck)
+        [row] = _card_rows(
+            [Card.objects.for_listing().get(pk=card.pk)],
+            deck=deck,
+            entries=entries,
+            leader=leader,
+            fmt=deck.game.format,
+        )
+        cards_by_slug = {e.card.slug: e.card for e in entries} | {row.slug: row}
+        context = {
+            **_panel_context(deck, entries, _not_legal(error, cards_by_slug)),
+            "card": row,
+            "action_url": request.get_full_path(),
+        }
+        response = render(request, "deckbuilder/partials/count_response.html", context)
+        patch_vary_headers(response, ["HX-Request"])
+        return response
+    if error is not None:
+        return _render_builder(request, deck, error=error, status=400)
+    anchor = "deck-panel" if request.POST.get("from") == "panel" else f"card-{card.slug}"
+    return redirect(f"{request.get_full_path()}#{anchor}")
+
+
+def _save_settings(request, deck: Deck):
+    form = DeckSettingsForm(request.POST, game=deck.game)
+    error = None
+    if form.is_valid():
+        try:
+            services.deck_update(deck=deck, **form.cleaned_data)
+        except services.DeckNotLegal as e:
+            error = e
+        else:
+            messages.success(request, "Deck saved.")
+            return redirect("deck-edit", share_id=deck.share_id)
+    return _render_builder(request, deck, settings_form=form, error=error, status=400)
+
+
+@login_required
+@require_http_methods(["GET", "HEAD", "POST"])
+def deck_edit(request, share_id):
+    deck = _own_deck(request, share_id)
+    if request.method == "POST":
+        if request.POST.get("action") == "settings":
+            return _save_settings(request, deck)
+        return _change_count(request, deck)
+    return _render_builder(request, deck)
+
+
+@login_required
+@require_http_methods(["GET", "HEAD", "POST"])
+def deck_new(request):
+    """Choose a game (when there are several), a leader and a name; POST creates a draft."""
+    data = request.POST if request.method == "POST" else request.GET
+    games = list(Game.objects.all())
+    slug = data.get("game", "")
+    game = next((g for g in games if g.slug == slug), None)
+    if game is None and not slug and len(games) == 1:
+        game = games[0]
+    if game is None:
+        return render(
+            request,
+            "deckbuilder/deck_new.html",
+            {"games": games, "game": None, "unknown_game": slug},
+            status=400 if slug else 200,
+        )
+
+    status = 200
+    if request.method == "POST":
+        form = DeckNewForm(request.POST, game=game)
+        if form.is_valid():
+            deck = services.deck_create(
+                owner=request.user,
+                game=game,
+                leader=form.cleaned_data["leader"],
+                name=form.cleaned_data["name"],
+            )
+            messages.success(request, "Deck created: add cards with the + buttons.")
+            return redirect("deck-edit", share_id=deck.share_id)
+        status = 400
+    else:
+        form = DeckNewForm(game=game, initial={"leader": request.GET.get("leader", "")})
+    leaders = Leader.objects.filter(game=game).prefetch_related("colours", "keywords")
+    context = {
+        "games": games,
+        "game": game,
+        "form": form,
+        "leaders": list(leaders),
+        "chosen": form["leader"].value(),
+    }
+    return render(request, "deckbuilder/deck_new.html", context, status=status)
+
+
+# --- reading decks ---------------------------------------------------------------------------
+
+
+@require_safe
+def deck_detail(request, share_id):
+    """The deck's share page: anyone for unlisted and public decks, the owner for private ones.
+    A constant number of queries: the deck, its entries with cards, the cards' colours."""
+    deck = get_object_or_404(Deck.objects.visible_to(request.user).for_display(), share_id=share_id)
+    entries = _entries_for_page(deck)
+    context = {
+        **_panel_context(deck, entries),
+        "is_owner": request.user.is_authenticated and deck.owner_id == request.user.pk,
+        "export_text": services.deck_export_text(deck, entries),
+    }
+    return render(request, "deckbuilder/deck_detail.html", context)
+
+
+@require_safe
+def deck_export(request, share_id):
+    """The text export (the API's text): a download named after the deck."""
+    deck = get_object_or_404(
+        Deck.objects.visible_to(request.user).select_related("leader"), share_id=share_id
+    )
+    response = HttpResponse(
+        services.deck_export_text(deck), content_type="text/plain; charset=utf-8"
+    )
+    response["Content-Disposition"] = f'attachment; filename="{slugify(deck.name) or "deck"}.txt"'
+    response["X-Robots-Tag"] = "noindex"
+    return response
+
+
+@login_required
+@require_POST
+def deck_copy(request, share_id):
+    """A private copy of a deck the user can see, owned by them; then its builder."""
+    deck = get_object_or_404(
+        Deck.objects.visible_to(request.user).select_related("game", "leader"), share_id=share_id
+    )
+    copy = services.deck_copy(deck=deck, owner=request.user)
+    messages.success(request, f"Copied “{deck.name}” to your decks: this copy is yours to edit.")
+    return redirect("deck-edit", share_id=copy.share_id)
+
+
+@login_required
+@require_safe
+def my_decks(request):
+    decks = Deck.objects.filter(owner=request.user).for_display()
+    page = _paginate(request, decks, DECKS_PER_PAGE)
+    return render(
+        request,
+        "deckbuilder/my_decks.html",
+        {"page": page, "decks": _with_size(page.object_list)},
+    )
+
+
+@require_safe
+def deck_list(request):
+    """Public decks, newest first; filters (GET): game, leader and card."""
+    games = list(Game.objects.only("slug", "name"))
+    form = PublicDeckFilterForm(request.GET)
+    decks = Deck.objects.public().for_display()
+    valid = form.is_valid()
+    if valid:
+        data = form.cleaned_data
+        if data["game"]:
+            decks = decks.filter(game=data["game"])
+        if data["leader"]:
+            decks = decks.filter(leader__slug=data["leader"])
+        if data["card"]:
+            decks = decks.filter(
+                Exists(DeckCard.objects.filter(form.card_condition(), deck=OuterRef("pk")))
+            )
+    else:
+        decks = decks.none()
+    page = _paginate(request, decks, DECKS_PER_PAGE)
+    leaders = Leader.objects.select_related("game").order_by("game__name", "name")
+    context = {
+        "form": form,
+        "valid": valid,
+        "games": games,
+        "nav_games": games,
+        "leaders": list(leaders.only("slug", "name", "game__name", "game__slug")),
+        "filtered": any(request.GET.get(k, "").strip() for k in ("game", "leader", "card")),
+        "page": page,
+        "decks": _with_size(page.object_list),
+    }
+    return render(request, "deckbuilder/deck_list.html", context, status=200 if valid else 400)

@@ -127,3 +127,8 @@ def staff(db):
     from django.contrib.auth.models import User
 
     return User.objects.get(username="staff")
+
+
+def pytest_collection_modifyitems(items):
+    """Browser tests last: their live server flushes the database the others share."""
+    items.sort(key=lambda item: "/e2e/" in str(item.path).replace("\\", "/"))

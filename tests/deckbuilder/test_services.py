@@ -364,3 +364,11 @@ def test_a_second_row_for_the_same_card_is_refused_by_the_database(legal_deck, g
     with pytest.raises(IntegrityError), transaction.atomic():
         DeckCard.objects.create(deck=legal_deck, card=despair, count=1)
     assert counts_of(legal_deck) == GOTTFRIED_TEN
+
+
+def test_a_deck_without_leader_round_trips_through_text(alice, game):
+    healing = Card.objects.get(slug="healing")
+    draft = services.deck_create(owner=alice, game=game, name="Draft", counts={healing: 2})
+    copy = services.deck_import(owner=alice, game=game, text=services.deck_export_text(draft))
+    assert copy.leader is None
+    assert {e.card.slug: e.count for e in copy.entries.all()} == {"healing": 2}

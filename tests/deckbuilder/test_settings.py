@@ -21,7 +21,14 @@ def manage(*args, env):
     clean = {
         k: v
         for k, v in os.environ.items()
-        if k not in {"SECRET_KEY", "DEBUG", "TESTING", "SECURE_SSL_REDIRECT"}
+        if k
+        not in {
+            "SECRET_KEY",
+            "DEBUG",
+            "TESTING",
+            "SECURE_SSL_REDIRECT",
+            "DJANGO_ALLOW_ASYNC_UNSAFE",
+        }
     }
     return subprocess.run(
         [sys.executable, "manage.py", *args],

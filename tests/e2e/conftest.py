@@ -1,0 +1,27 @@
+"""Browser tests: Debian's chromium driven headless by Playwright against the live server."""
+
+import os
+import shutil
+
+import pytest
+
+CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
+
+
+@pytest.fixture(scope="session")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    executable = os.environ.get("CHROMIUM") or shutil.which("chromium")
+    if not executable:
+        pytest.fail("chromium is missing: `make test` installs it (apt-get install -y chromium)")
+    # Playwright's sync API runs an event loop in this thread; the ORM calls the tests make
+    # around it are still plain synchronous calls.
+    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=executable, headless=True, args=CHROMIUM_FLAGS
+        )
+        yield browser
+        browser.close()
+    del os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"]
