@@ -178,6 +178,21 @@ RULES = {
     "faction_gate": (_faction_gate, {}),
 }
 SUBSET_RULES = {name: fn for name, (fn, _) in RULES.items() if hasattr(fn, "card_attr")}
+# The problem code each rule reports.
+CODES = {
+    "leader_required": "leader_required",
+    "deck_size": "deck_size",
+    "copy_limit": "copy_limit",
+    "colour_identity": "colour_mismatch",
+    "faction_gate": "faction_mismatch",
+}
+# Parameters every rule takes: `section`, the number of the rules-reference section it enforces.
+COMMON_PARAMS = {"section": {"type": "string"}}
+
+
+def sections_by_code(fmt) -> dict[str, str]:
+    """{problem code: rules-reference section number} from the format's `section` params."""
+    return {CODES[rule["rule"]]: rule["section"] for rule in fmt if rule.get("section")}
 
 
 def validate_format(fmt) -> list[str]:
@@ -194,7 +209,7 @@ def validate_format(fmt) -> list[str]:
             known = ", ".join(RULES)
             errors.append(f"Rule {i}: 'rule' must be one of {known}.")
             continue
-        spec = RULES[rule["rule"]][1]
+        spec = {**COMMON_PARAMS, **RULES[rule["rule"]][1]}
         for key, value in rule.items():
             if key == "rule":
                 continue
@@ -208,6 +223,8 @@ def validate_format(fmt) -> list[str]:
 def _fits(value, spec) -> bool:
     if "enum" in spec:
         return value in spec["enum"]
+    if spec.get("type") == "string":
+        return isinstance(value, str) and bool(value.strip())
     if spec.get("type") == "integer":
         return isinstance(value, int) and not isinstance(value, bool) and value >= spec["minimum"]
     if spec.get("type") == "object":

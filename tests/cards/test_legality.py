@@ -422,3 +422,22 @@ def test_validate_format_reports_every_error():
     assert any("Rule 1" in e and "'colour'" in e for e in errors)
     assert any("Rule 1" in e and "'exactly'" in e for e in errors)
     assert any("Rule 2" in e for e in errors)
+
+
+def test_every_rule_reports_one_known_code():
+    assert set(legality.CODES) == set(legality.RULES)
+
+
+def test_sections_by_code_maps_problem_codes_to_the_sections_named_in_the_format():
+    fmt = [
+        {"rule": "deck_size", "exactly": 10, "section": "4.2"},
+        {"rule": "colour_identity", "section": "4.4"},
+        {"rule": "faction_gate"},
+    ]
+    assert legality.validate_format(fmt) == []
+    assert legality.sections_by_code(fmt) == {"deck_size": "4.2", "colour_mismatch": "4.4"}
+
+
+@pytest.mark.parametrize("section", ["", "  ", 4, None])
+def test_a_rule_section_must_be_a_non_empty_string(section):
+    assert legality.validate_format([{"rule": "deck_size", "exactly": 10, "section": section}])
