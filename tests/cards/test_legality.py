@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from cards import legality
 from cards.legality import (
     RULES,
     CardInfo,
