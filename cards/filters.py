@@ -91,7 +91,7 @@ class CardFilter(django_filters.FilterSet):
     def filter_colour(self, queryset, name, value: str):
         if not value:
             return queryset
-        colours = [v for v in value if v != COLOURLESS]
+        colours = [c for c in self.game.colours.all() if c.slug in value]
         return queryset.with_any_colour(colours, include_colourless=COLOURLESS in value)
 
     def filter_keyword(self, queryset, name, value):

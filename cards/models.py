@@ -4,8 +4,11 @@ A game owns its vocabulary (colours with the cost domain that pays for each, rar
 keywords of which some are factions); cards and leaders use only their own game's words.
 """
 
+import re
+
+from django.contrib.postgres.search import SearchQuery, SearchVectorField
 from django.core.exceptions import ValidationError
-from django.db import models
+from django.db import connection, models
 from django.db.models import Exists, OuterRef, Q
 from django.db.models.functions import Lower
 from django.urls import reverse
@@ -154,19 +157,24 @@ class CardQuerySet(models.QuerySet):
         return self.select_related("game", "rarity").prefetch_related("colours", "keywords")
 
     def search(self, text: str):
-        """Cards whose name or text contains `text` (trigram-indexed on PostgreSQL)."""
-        text = text.strip()
-        if not text:
+        """Cards whose name or text has every word of `text` (as a word start on PostgreSQL,
+        through the full-text index; anywhere in the text on SQLite, whose pools are small)."""
+        words = re.findall(r"\w+", text.lower())
+        if not words:
             return self
-        return self.filter(Q(name__icontains=text) | Q(text__icontains=text))
+        if connection.vendor == "postgresql":
+            query = " & ".join(f"{word}:*" for word in words)
+            return self.filter(search_vector=SearchQuery(query, search_type="raw", config="simple"))
+        for word in words:
+            self = self.filter(Q(name__icontains=word) | Q(text__icontains=word))
+        return self
 
-    def with_any_colour(self, colour_slugs, include_colourless=False):
-        has_colour = Exists(
-            Card.colours.through.objects.filter(
-                card=OuterRef("pk"), colour__slug__in=list(colour_slugs)
-            )
+    def with_any_colour(self, colours, include_colourless=False):
+        """Cards having any of `colours` (Colour objects or ids), or no colour at all."""
+        ids = [getattr(colour, "pk", colour) for colour in colours]
+        condition = Q(
+            Exists(Card.colours.through.objects.filter(card=OuterRef("pk"), colour_id__in=ids))
         )
-        condition = Q(has_colour)
         if include_colourless:
             condition |= Q(colour_count=0)
         return self.filter(condition)
@@ -225,6 +233,8 @@ class Card(models.Model):
     effect_source = models.CharField(max_length=40, blank=True)
     makes_attack = models.BooleanField(default=False, db_index=True)
     image = models.URLField(blank=True)
+    # PostgreSQL only: name and text as a tsvector, kept by a trigger (migration 0004).
+    search_vector = SearchVectorField(null=True, editable=False)
     created = models.DateTimeField(auto_now_add=True)
     updated = models.DateTimeField(auto_now=True)
 
