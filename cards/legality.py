@@ -95,9 +95,13 @@ def _leader_required(params, leader: LeaderInfo | None, deck: Deck):
         yield Problem("leader_required", "Choose a leader: a deck needs exactly one.")
 
 
+def _size_bounds(params) -> tuple[int | None, int | None]:
+    return params.get("min", params.get("exactly")), params.get("max", params.get("exactly"))
+
+
 def _deck_size(params, leader, deck: Deck):
     count = sum(n for _, n in deck)
-    low, high = params.get("min", params.get("exactly")), params.get("max", params.get("exactly"))
+    low, high = _size_bounds(params)
     if low is not None and count < low or high is not None and count > high:
         if low == high:
             wanted = f"exactly {_plural(low, 'card')}"
@@ -110,17 +114,22 @@ def _deck_size(params, leader, deck: Deck):
         yield Problem("deck_size", f"The deck needs {wanted}; it has {count}.")
 
 
+def _limit(params, rarity: str) -> int | None:
+    if params.get("by") == "rarity":
+        return params.get("limits", {}).get(rarity, params.get("default"))
+    return params.get("default")
+
+
 def _copy_limit(params, leader, deck: Deck):
     copies: Counter[str] = Counter()
     first: dict[str, CardInfo] = {}
     for card, n in deck:  # copies are counted by name, as the rules say
         copies[card.name.casefold()] += n
         first.setdefault(card.name.casefold(), card)
-    limits, default = params.get("limits", {}), params.get("default")
     for key, n in copies.items():
         card = first[key]
         label = card.rarity if params.get("by") == "rarity" else "any card"
-        limit = limits.get(card.rarity, default) if params.get("by") == "rarity" else default
+        limit = _limit(params, card.rarity)
         if limit is not None and n > limit:
             yield Problem(
                 "copy_limit",
@@ -241,6 +250,31 @@ def check(
     deck = [(card, n) for card, n in cards if n > 0]
     problems = [problem for rule in fmt for problem in RULES[rule["rule"]][0](rule, leader, deck)]
     return Report(legal=not problems, card_count=sum(n for _, n in deck), problems=problems)
+
+
+# --- what a format says, for pages (read from the same parameters the rules use) ---------------
+
+
+def copy_limit(fmt, rarity: str) -> int | None:
+    """The most copies of one card of `rarity` the format allows; None when unlimited."""
+    limits = [_limit(r, rarity) for r in fmt if r["rule"] == "copy_limit"]
+    return min((n for n in limits if n is not None), default=None)
+
+
+def deck_size_label(fmt) -> str:
+    """The card count the format asks for, for "n/10": "10", "8–12", "≥ 8", "≤ 12" or ""."""
+    for rule in fmt:
+        if rule["rule"] == "deck_size":
+            low, high = _size_bounds(rule)
+            if low is not None and low == high:
+                return str(low)
+            if low is not None and high is not None:
+                return f"{low}–{high}"
+            if low is not None:
+                return f"≥ {low}"
+            if high is not None:
+                return f"≤ {high}"
+    return ""
 
 
 def card_problems(fmt: list[Mapping], leader: LeaderInfo, card: CardInfo) -> list[Problem]:

@@ -50,45 +50,6 @@ def healthz(request):
     return JsonResponse({"status": "ok", "database": "ok"})
 
 
-# --- what the format says (read, never re-decided) -------------------------------------------
-
-
-def copy_limit(fmt, rarity: str) -> int | None:
-    """The most copies of one card of `rarity` the format allows; None when it sets no limit.
-
-    Read from the format's `copy_limit` rules: by rarity their `limits[rarity]`, else `default`.
-    """
-    limits = []
-    for rule in fmt:
-        if rule["rule"] != "copy_limit":
-            continue
-        if rule.get("by") == "rarity":
-            limit = rule.get("limits", {}).get(rarity, rule.get("default"))
-        else:
-            limit = rule.get("default")
-        if limit is not None:
-            limits.append(limit)
-    return min(limits, default=None)
-
-
-def deck_size(fmt) -> str:
-    """The card count the format's `deck_size` rule asks for, for "n/10": "10", "8–12", "≥ 8",
-    "≤ 12", or "" when the format sets none."""
-    for rule in fmt:
-        if rule["rule"] == "deck_size":
-            low = rule.get("min", rule.get("exactly"))
-            high = rule.get("max", rule.get("exactly"))
-            if low is not None and low == high:
-                return str(low)
-            if low is not None and high is not None:
-                return f"{low}–{high}"
-            if low is not None:
-                return f"≥ {low}"
-            if high is not None:
-                return f"≤ {high}"
-    return ""
-
-
 # --- helpers ---------------------------------------------------------------------------------
 
 
@@ -178,7 +139,7 @@ def _panel_context(deck: Deck, entries, error=None) -> dict:
         "deck": deck,
         "game": deck.game,
         "entries": entries,
-        "size": deck_size(deck.game.format),
+        "size": legality.deck_size_label(deck.game.format),
         "problems": _named(deck.problems, cards_by_slug),
         "stats": deck_stats(entries, deck.game),
         "not_legal": error,
@@ -198,7 +159,7 @@ def _card_rows(cards, *, deck: Deck, entries, leader: Leader | None, fmt) -> lis
     for card in cards:
         card.cost_items = _cost_items(card)
         card.in_deck = counts.get(card.pk, 0)
-        card.limit = copy_limit(fmt, card.rarity.slug)
+        card.limit = legality.copy_limit(fmt, card.rarity.slug)
         card.unusable = (
             [p.message for p in legality.card_problems(fmt, leader_info, card.info())]
             if leader_info
@@ -252,7 +213,7 @@ def _leader_for_rules(deck: Deck) -> Leader | None:
 def _with_size(decks):
     decks = list(decks)
     for deck in decks:
-        deck.size = deck_size(deck.game.format)
+        deck.size = legality.deck_size_label(deck.game.format)
     return decks
 
 

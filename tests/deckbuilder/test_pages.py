@@ -14,10 +14,11 @@ from django.urls import reverse
 from django.utils.html import strip_tags
 
 from cards import services as card_services
+from cards.legality import copy_limit
+from cards.legality import deck_size_label as deck_size
 from cards.models import Card, Leader
 from deckbuilder import services
 from deckbuilder.models import Deck, Visibility
-from deckbuilder.views import copy_limit, deck_size
 
 pytestmark = pytest.mark.django_db
 
