@@ -13,9 +13,10 @@ from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
+from django.utils.safestring import mark_safe
 
-from . import importers
-from .models import Card, Colour, Game, Keyword, Leader, Rarity
+from . import importers, rules
+from .models import Card, Colour, Game, GlossaryTerm, Keyword, Leader, Rarity, RuleSection, Ruling
 
 
 class StaffCuratorMixin:
@@ -167,6 +168,12 @@ class LeaderAdminForm(GameScopedForm):
             colours.label_from_instance = lambda c: f"{c.game.name}: {c}"
 
 
+class RulingInline(StaffCuratorMixin, admin.StackedInline):
+    model = Ruling
+    extra = 0
+    fields = ["date", "question", "answer", "source"]
+
+
 @admin.register(Card)
 class CardAdmin(StaffCuratorMixin, admin.ModelAdmin):
     form = CardAdminForm
@@ -195,6 +202,9 @@ class CardAdmin(StaffCuratorMixin, admin.ModelAdmin):
 
     def get_queryset(self, request):
         return super().get_queryset(request).prefetch_related("colours", "keywords")
+
+    def get_inlines(self, request, obj):
+        return [RulingInline] if obj else []  # rulings are about an existing card
 
     @admin.display(description="cost")
     def cost_display(self, card):
@@ -343,3 +353,114 @@ class ImportForm(forms.Form):
             errors=data.errors,
             dry_run=self.cleaned_data["dry_run"],
         )
+
+
+# --- the rules reference --------------------------------------------------------------------
+
+
+@admin.register(RuleSection)
+class RuleSectionAdmin(StaffCuratorMixin, admin.ModelAdmin):
+    """Sections of a game's rules; the parent and depth follow from the number, the anchor is
+    set once, and every save re-renders the game's sections (cross-links may appear)."""
+
+    list_display = ["number", "display_title", "game", "updated"]
+    list_display_links = ["number", "display_title"]
+    list_filter = ["game"]
+    list_select_related = ["game"]
+    search_fields = ["number", "title", "body"]
+    ordering = ["game", "sort_key"]
+    readonly_fields = ["parent", "depth", "body_preview", "updated"]
+    fields = ["game", "number", "title", "anchor", "body", "body_preview", "parent", "updated"]
+
+    def get_readonly_fields(self, request, obj=None):
+        readonly = list(super().get_readonly_fields(request, obj))
+        return [*readonly, "game", "anchor"] if obj else readonly
+
+    @admin.display(description="title")
+    def display_title(self, section):
+        return section.display_title
+
+    @admin.display(description="preview")
+    def body_preview(self, section):
+        # body_html is stored sanitised (cards.rules.render_markdown).
+        return mark_safe(section.body_html) if section.body_html else "—"
+
+    def save_model(self, request, obj, form, change):
+        super().save_model(request, obj, form, change)
+        rules.rerender_sections(obj.game)
+
+    def delete_model(self, request, obj):
+        game = obj.game
+        super().delete_model(request, obj)
+        rules.rerender_sections(game)
+
+
+class GlossaryTermForm(forms.ModelForm):
+    class Meta:
+        model = GlossaryTerm
+        fields = ["game", "term", "slug", "aliases", "definition", "section"]
+
+    def clean(self):
+        cleaned = super().clean()
+        game, term = cleaned.get("game"), cleaned.get("term")
+        if game and term:
+            others = GlossaryTerm.objects.filter(game=game, term__iexact=term)
+            if self.instance.pk:
+                others = others.exclude(pk=self.instance.pk)
+            if others.exists():
+                self.add_error("term", f"{term!r} already exists in this game.")
+        return cleaned
+
+
+@admin.register(GlossaryTerm)
+class GlossaryTermAdmin(StaffCuratorMixin, admin.ModelAdmin):
+    form = GlossaryTermForm
+    list_display = ["term", "game", "alias_display", "section"]
+    list_filter = ["game"]
+    list_select_related = ["game", "section"]
+    search_fields = ["term", "slug", "definition"]
+    autocomplete_fields = ["section"]
+    prepopulated_fields = {"slug": ["term"]}
+    readonly_fields = ["definition_preview"]
+
+    @admin.display(description="aliases")
+    def alias_display(self, term):
+        return ", ".join(term.aliases or []) or "—"
+
+    @admin.display(description="preview")
+    def definition_preview(self, term):
+        return mark_safe(term.definition_html) if term.definition_html else "—"
+
+    def get_search_results(self, request, queryset, search_term):
+        """Also find terms by alias, in any script: JSON text is not searchable the same way on
+        every database (SQLite stores Russian escaped), so aliases are matched in Python."""
+        results, may_have_duplicates = super().get_search_results(request, queryset, search_term)
+        needle = search_term.strip().casefold()
+        if needle:
+            by_alias = [
+                pk
+                for pk, aliases in queryset.values_list("pk", "aliases")
+                if any(needle in str(alias).casefold() for alias in aliases or [])
+            ]
+            if by_alias:
+                results = results | queryset.filter(pk__in=by_alias)
+        return results, may_have_duplicates
+
+
+@admin.register(Ruling)
+class RulingAdmin(StaffCuratorMixin, admin.ModelAdmin):
+    list_display = ["card", "question_display", "date", "game_display"]
+    list_filter = ["card__game", "date"]
+    list_select_related = ["card__game"]
+    search_fields = ["question", "answer", "source", "card__name"]
+    autocomplete_fields = ["card"]
+    date_hierarchy = "date"
+    fields = ["card", "date", "question", "answer", "source"]
+
+    @admin.display(description="question")
+    def question_display(self, ruling):
+        return ruling.question if len(ruling.question) <= 80 else ruling.question[:79] + "…"
+
+    @admin.display(description="game", ordering="card__game__name")
+    def game_display(self, ruling):
+        return ruling.card.game

@@ -103,6 +103,31 @@ class CardFilter(django_filters.FilterSet):
     def filter_sort(self, queryset, name, value):
         return queryset.order_by(SORTS[value][0], "name") if value else queryset
 
+    def form_options(
+        self, keys=("q", "colour", "rarity", "faction", "keyword", "leader", "cost_min", "cost_max")
+    ) -> dict:
+        """What a filter form shows (templates/partials/card_filters.html): the choices with
+        this request's picks, and how many of the filters `keys` are in use."""
+        data = self.data
+        chosen_colours, chosen_rarities = set(data.getlist("colour")), set(data.getlist("rarity"))
+        keywords = list(Keyword.objects.filter(game=self.game))
+        return {
+            "colour_options": [
+                {"value": c.slug, "colour": c, "checked": c.slug in chosen_colours}
+                for c in self.game.colours.all()
+            ]
+            + [{"value": COLOURLESS, "colour": None, "checked": COLOURLESS in chosen_colours}],
+            "rarity_options": [
+                {"value": r.slug, "rarity": r, "checked": r.slug in chosen_rarities}
+                for r in self.game.rarities.all()
+            ],
+            "factions": [k for k in keywords if k.is_faction],
+            "keywords": keywords,
+            "sorts": self.form.fields["sort"].choices,
+            "current_sort": data.get("sort") or "name",
+            "active_filters": sum(1 for key in keys if any(v.strip() for v in data.getlist(key))),
+        }
+
     @property
     def qs(self):
         queryset = super().qs

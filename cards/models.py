@@ -340,3 +340,185 @@ class Leader(models.Model):
         if not self.slug:
             self.slug = slugify(self.name)
         super().save(*args, **kwargs)
+
+
+# --- the rules reference: sections, glossary, rulings ---------------------------------------
+# Numbers, anchors and rendering live in cards.rules (imported lazily: it imports these models).
+
+SECTION_NUMBER_HELP = "Like 3, 3.1 or 3.1.2 (a letter may end it: 100.1a)."
+
+
+class RuleSection(models.Model):
+    """One numbered section of a game's rules; its parent is the section of its number minus
+    the last part (3.1.2 -> 3.1). The anchor is set once, when the section is created, and
+    never changes afterwards, so links to it survive renumbering and re-imports."""
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="rule_sections")
+    number = models.CharField(max_length=40, help_text=SECTION_NUMBER_HELP)
+    sort_key = models.CharField(max_length=64, editable=False)  # indexed with game, below
+    parent = models.ForeignKey(
+        "self",
+        on_delete=models.CASCADE,
+        null=True,
+        blank=True,
+        related_name="children",
+        editable=False,
+    )
+    depth = models.PositiveSmallIntegerField(default=1, editable=False)
+    anchor = models.SlugField(
+        max_length=80, blank=True, help_text="Set once from the number; links depend on it."
+    )
+    title = models.CharField(max_length=200, blank=True)
+    body = models.TextField(blank=True, help_text="Markdown.")
+    body_html = models.TextField(blank=True, editable=False)
+    updated = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["game", "sort_key"]
+        constraints = [
+            models.UniqueConstraint(fields=["game", "number"], name="rule_section_unique_number"),
+            models.UniqueConstraint(fields=["game", "anchor"], name="rule_section_unique_anchor"),
+            models.CheckConstraint(condition=~Q(number=""), name="rule_section_number_not_empty"),
+            models.CheckConstraint(condition=~Q(anchor=""), name="rule_section_anchor_not_empty"),
+        ]
+        indexes = [models.Index(fields=["game", "sort_key"], name="rule_section_game_sort")]
+
+    def __str__(self):
+        return f"{self.number} {self.display_title}"
+
+    @property
+    def display_title(self) -> str:
+        """The title, or else the start of the body (numbered rules often have no title)."""
+        from . import rules
+
+        return self.title or rules.excerpt(self.body) or f"Section {self.number}"
+
+    @property
+    def top_number(self) -> str:
+        from . import rules
+
+        return rules.split_number(self.number)[0]
+
+    def get_absolute_url(self):
+        return reverse("rule-section", kwargs={"game": self.game.slug, "number": self.number})
+
+    def permalink(self) -> str:
+        """The page of the top-level section, at this section's anchor."""
+        from . import rules
+
+        return rules.section_href(self.game.slug, self.number, self.anchor)
+
+    def clean(self):
+        from . import rules
+
+        try:
+            self.number = rules.normalise_number(self.number)
+        except ValueError as e:
+            raise ValidationError({"number": str(e)}) from None
+        if not self.game_id:
+            return
+        others = RuleSection.objects.filter(game_id=self.game_id)
+        if self.pk:
+            others = others.exclude(pk=self.pk)
+        parent = rules.parent_number(self.number)
+        if parent and not others.filter(number=parent).exists():
+            raise ValidationError({"number": f"Add section {parent} first."})
+        if self.pk:
+            old = RuleSection.objects.filter(pk=self.pk).values_list("number", flat=True).first()
+            if old and old != self.number and self.children.exists():
+                raise ValidationError(
+                    {"number": "Renumber or move its subsections first: they hang under it."}
+                )
+        if not self.anchor:
+            self.anchor = rules.free_anchor(self.game, self.number)
+        elif others.filter(anchor=self.anchor).exists():
+            raise ValidationError({"anchor": "Another section of this game has this anchor."})
+
+    def save(self, *args, links=None, **kwargs):
+        """Derive sort key, depth and parent from the number, set the anchor once, and render
+        the body (cross-links from `links`, {number: href}, or else from the database)."""
+        from . import rules
+
+        self.sort_key = rules.sort_key(self.number)
+        self.depth = len(rules.split_number(self.number))
+        parent = rules.parent_number(self.number)
+        if parent is None:
+            self.parent = None
+        elif self.parent_id is None or self.parent.number != parent:
+            self.parent = RuleSection.objects.filter(game_id=self.game_id, number=parent).first()
+        if not self.anchor:
+            self.anchor = rules.free_anchor(self.game, self.number)
+        self.body_html = rules.render_markdown(self.body, game=self.game, links=links)
+        super().save(*args, **kwargs)
+
+
+class GlossaryTerm(models.Model):
+    """A word of the rules, its other names (English and Russian) and the section defining it."""
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="glossary_terms")
+    term = models.CharField(max_length=120)
+    slug = models.SlugField(max_length=120, allow_unicode=True, blank=True)
+    aliases = models.JSONField(
+        default=list, blank=True, help_text='Other names, e.g. ["Waiting zone", "зона Ожидания"].'
+    )
+    definition = models.TextField(help_text="Markdown, short.")
+    definition_html = models.TextField(blank=True, editable=False)
+    section = models.ForeignKey(
+        RuleSection,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="glossary_terms",
+        help_text="The section that defines the term.",
+    )
+
+    class Meta:
+        ordering = ["game", "term"]
+        constraints = [
+            models.UniqueConstraint(fields=["game", "slug"], name="glossary_term_unique_slug"),
+            models.UniqueConstraint(Lower("term"), "game", name="glossary_term_unique_term"),
+            models.CheckConstraint(condition=~Q(term=""), name="glossary_term_not_empty"),
+            models.CheckConstraint(condition=~Q(slug=""), name="glossary_slug_not_empty"),
+        ]
+
+    def __str__(self):
+        return self.term
+
+    def clean(self):
+        if not self.slug:
+            self.slug = slugify(self.term, allow_unicode=True)
+        aliases = self.aliases if self.aliases is not None else []
+        if not isinstance(aliases, list) or not all(isinstance(a, str) for a in aliases):
+            raise ValidationError({"aliases": 'A list of names, e.g. ["Waiting zone"].'})
+        self.aliases = list(dict.fromkeys(a.strip() for a in aliases if a.strip()))
+        if self.section_id and self.game_id and self.section.game_id != self.game_id:
+            raise ValidationError({"section": "This section belongs to another game."})
+
+    def save(self, *args, **kwargs):
+        from . import rules
+
+        if not self.slug:
+            self.slug = slugify(self.term, allow_unicode=True)
+        self.definition_html = rules.render_markdown(self.definition, game=self.game)
+        super().save(*args, **kwargs)
+
+
+class Ruling(models.Model):
+    """An official answer about one card."""
+
+    card = models.ForeignKey(Card, on_delete=models.CASCADE, related_name="rulings")
+    question = models.TextField()
+    answer = models.TextField()
+    source = models.CharField(
+        max_length=300, blank=True, help_text="Where it comes from: text or URL."
+    )
+    date = models.DateField()
+
+    class Meta:
+        ordering = ["date", "id"]
+        constraints = [
+            models.CheckConstraint(condition=~Q(question=""), name="ruling_question_not_empty"),
+        ]
+
+    def __str__(self):
+        return f"{self.card}: {self.question[:60]}"

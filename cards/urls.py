@@ -16,4 +16,6 @@ urlpatterns = [
     path("games/<slug:game>/cards/<slug:slug>/", views.card_detail, name="card-detail"),
     path("games/<slug:game>/leaders/", views.leader_list, name="leader-list"),
     path("games/<slug:game>/leaders/<slug:slug>/", views.leader_detail, name="leader-detail"),
+    path("games/<slug:game>/rules/", views.rule_index, name="rule-index"),
+    path("games/<slug:game>/rules/<str:number>/", views.rule_section, name="rule-section"),
 ]

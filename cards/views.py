@@ -12,7 +12,7 @@ from django.shortcuts import get_object_or_404, render
 from django.views.decorators.http import require_safe
 
 from . import legality
-from .filters import COLOURLESS, CardFilter
+from .filters import CardFilter
 from .models import Card, Colour, Game, Keyword, Leader
 
 CARDS_PER_PAGE = 24
@@ -110,22 +110,12 @@ def card_list(request, game):
     filterset = CardFilter(
         request.GET, queryset=Card.objects.filter(game=game).for_listing(), game=game
     )
-    colours = list(game.colours.all())
-    keywords = list(Keyword.objects.filter(game=game))
     valid = filterset.is_valid()
     if valid:
         page, cards = _paginate(request, filterset.qs)
-        cards = _with_costs(cards, {c.domain: c for c in colours if c.domain})
+        cards = _with_costs(cards, game.domains())
     else:
         page, cards = None, []
-
-    chosen_colours = set(request.GET.getlist("colour"))
-    chosen_rarities = set(request.GET.getlist("rarity"))
-    active = [
-        key
-        for key in ("q", "colour", "rarity", "faction", "keyword", "leader", "cost_min", "cost_max")
-        if any(v.strip() for v in request.GET.getlist(key))
-    ]
     context = {
         "game": game,
         "filter": filterset,
@@ -137,20 +127,8 @@ def card_list(request, game):
             {"field": name, "label": FILTER_LABELS.get(name, name), "messages": messages}
             for name, messages in filterset.form.errors.items()
         ],
-        "active_filters": len(active),
-        "colour_options": [
-            {"value": c.slug, "colour": c, "checked": c.slug in chosen_colours} for c in colours
-        ]
-        + [{"value": COLOURLESS, "colour": None, "checked": COLOURLESS in chosen_colours}],
-        "rarity_options": [
-            {"value": r.slug, "rarity": r, "checked": r.slug in chosen_rarities}
-            for r in game.rarities.all()
-        ],
-        "factions": [k for k in keywords if k.is_faction],
-        "keywords": keywords,
         "leaders": list(Leader.objects.filter(game=game).only("slug", "name")),
-        "sorts": filterset.form.fields["sort"].choices,
-        "current_sort": request.GET.get("sort") or "name",
+        **filterset.form_options(),
     }
     return render(request, "cards/card_list.html", context, status=200 if valid else 400)
 
@@ -188,3 +166,20 @@ def leader_detail(request, game, slug):
         "cards/leader_detail.html",
         {"game": game, "leader": leader, "page": page, "cards": cards},
     )
+
+
+# placeholder: replaced by the rules pages
+@require_safe
+def rule_index(request, game):
+    from django.http import HttpResponse
+
+    return HttpResponse(f"Rules of {_get_game(game).slug}", content_type="text/plain")
+
+
+# placeholder: replaced by the rules pages
+@require_safe
+def rule_section(request, game, number):
+    from django.http import HttpResponse
+
+    section = get_object_or_404(_get_game(game).rule_sections, number=number)
+    return HttpResponse(f"Rule {section.number}", content_type="text/plain")

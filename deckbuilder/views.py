@@ -23,8 +23,8 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from cards import legality
-from cards.filters import COLOURLESS, CardFilter
-from cards.models import Card, Game, Keyword, Leader
+from cards.filters import CardFilter
+from cards.models import Card, Game, Leader
 
 from . import services
 from .forms import CountForm, DeckNewForm, DeckSettingsForm, PublicDeckFilterForm
@@ -169,29 +169,6 @@ def _card_rows(cards, *, deck: Deck, entries, leader: Leader | None, fmt) -> lis
     return cards
 
 
-def _filter_options(request, game: Game) -> dict:
-    """The choices of the builder's card filters (same fields as the card browser)."""
-    chosen_colours = set(request.GET.getlist("colour"))
-    chosen_rarities = set(request.GET.getlist("rarity"))
-    colours = list(game.colours.all())
-    keywords = list(Keyword.objects.filter(game=game))
-    return {
-        "colour_options": [
-            {"value": c.slug, "colour": c, "checked": c.slug in chosen_colours} for c in colours
-        ]
-        + [{"value": COLOURLESS, "colour": None, "checked": COLOURLESS in chosen_colours}],
-        "rarity_options": [
-            {"value": r.slug, "rarity": r, "checked": r.slug in chosen_rarities}
-            for r in game.rarities.all()
-        ],
-        "factions": [k for k in keywords if k.is_faction],
-        "keywords": keywords,
-        "active_filters": sum(
-            1 for key in FILTER_KEYS if any(v.strip() for v in request.GET.getlist(key))
-        ),
-    }
-
-
 def _own_deck(request, share_id: str) -> Deck:
     """The deck if the user owns it; 404 if they cannot see it, 403 if they only can see it."""
     deck = get_object_or_404(Deck.objects.visible_to(request.user).for_display(), share_id=share_id)
@@ -255,15 +232,13 @@ def _render_builder(request, deck: Deck, *, settings_form=None, error=None, stat
     cards_by_slug = {e.card.slug: e.card for e in entries} | {c.slug: c for c in rows}
     context = {
         **_panel_context(deck, entries, _not_legal(error, cards_by_slug)),
-        **_filter_options(request, game),
+        **filterset.form_options(keys=FILTER_KEYS),
         "leader": leader,
         "show_all": show_all,
         "filter": filterset,
         "form": filterset.form,
         "valid": valid,
         "filter_errors": filterset.form.errors,
-        "sorts": filterset.form.fields["sort"].choices,
-        "current_sort": request.GET.get("sort") or "name",
         "page": page,
         "cards": rows,
         "settings_form": settings_form,

@@ -1,9 +1,11 @@
 """manage.py load_sample_data
 
 Loads every cards/sample/*.json: the game and its vocabulary (services.save_game), then its
-leaders and cards (importers.import_records). Idempotent: records are matched by slug and
-updated in place, so a second run changes nothing. Any bad record fails the command and writes
-nothing.
+leaders and cards (importers.import_records). Then, for each game, whichever of these exist:
+cards/sample/rules/<game>.md (rules.import_rules), <game>.glossary.json (rules.import_glossary)
+and <game>.rulings.json (rules.import_rulings). Idempotent: records are matched by slug (rule
+sections by number, rulings by card and question) and updated in place, so a second run changes
+nothing. Any bad record fails the command and writes nothing.
 """
 
 import json
@@ -12,9 +14,10 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
-from cards import importers, services
+from cards import importers, rules, services
 
 SAMPLE_DIR = Path(__file__).resolve().parents[2] / "sample"
+RULES_DIR = SAMPLE_DIR / "rules"
 
 
 class Command(BaseCommand):
@@ -42,5 +45,32 @@ class Command(BaseCommand):
                     f"{game.slug} ({len(leaders)} leaders, {len(cards)} cards: "
                     f"{report.created} created, {report.updated} updated, "
                     f"{report.unchanged} unchanged)"
+                    + "".join(f"; {part}" for part in self._load_rules(game))
                 )
         self.stdout.write(f"Loaded {len(paths)} sample game(s): {'; '.join(parts)}.")
+
+    def _load_rules(self, game):
+        """Import the game's rules, glossary and rulings files, those that exist."""
+        path = RULES_DIR / f"{game.slug}.md"
+        if path.exists():
+            try:
+                report = rules.import_rules(game=game, text=rules.decode(path.read_bytes()))
+            except rules.RulesParseError as e:
+                raise CommandError(f"{path.name}, {e}") from None
+            yield (
+                f"rules: {len(report.sections)} sections ({report.created} created, "
+                f"{report.updated} updated, {report.unchanged} unchanged)"
+            )
+        for suffix, load, label in (
+            ("glossary", rules.import_glossary, "glossary terms"),
+            ("rulings", rules.import_rulings, "rulings"),
+        ):
+            path = RULES_DIR / f"{game.slug}.{suffix}.json"
+            if not path.exists():
+                continue
+            try:
+                entries = json.loads(path.read_text(encoding="utf-8-sig"))
+                report = load(game=game, entries=entries)
+            except (OSError, ValueError) as e:  # rules.ContentError is a ValueError
+                raise CommandError(f"{path.name}: {e}") from None
+            yield f"{label}: {report.summary()}"
