@@ -1,14 +1,37 @@
-"""REST API of the reference data: games, cards, leaders (read: anyone; write: staff)."""
+"""REST API of the reference data: games, cards, leaders (read: anyone; write: staff), and the
+rules reference: the tree of sections, one section, search and the glossary (read: anyone)."""
 
+from django.db.models.functions import Lower
+from django.http import Http404
 from django.shortcuts import get_object_or_404
+from django.urls import reverse
 from django.utils.functional import cached_property
 from django.utils.text import slugify
-from drf_spectacular.utils import extend_schema, extend_schema_view
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    extend_schema,
+    extend_schema_field,
+    extend_schema_view,
+)
 from rest_framework import permissions, serializers, viewsets
+from rest_framework.decorators import action
+from rest_framework.response import Response
 
-from . import services
+from . import rules, services
 from .filters import CardFilter
-from .models import Card, Colour, Game, Leader, Rarity, validate_cost
+from .models import (
+    SEARCH_MAX_LENGTH,
+    Card,
+    Colour,
+    Game,
+    GlossaryTerm,
+    Leader,
+    Rarity,
+    RuleSection,
+    as_tree,
+    snippet,
+    validate_cost,
+)
 
 
 class IsStaffOrReadOnly(permissions.BasePermission):
@@ -238,4 +261,177 @@ class LeaderViewSet(GameScopedViewSet):
             Leader.objects.filter(game=self.game)
             .select_related("game")
             .prefetch_related("colours", "keywords")
+        )
+
+
+# --- the rules reference ----------------------------------------------------------------------
+
+
+def _section_url(section, request) -> str:
+    """The section's permalink (its top-level page, at its anchor), absolute."""
+    return request.build_absolute_uri(
+        rules.section_href(section.game.slug, section.number, section.anchor)
+    )
+
+
+class RuleNodeSerializer(serializers.Serializer):
+    """A section in the tree: number, anchor, title (or the start of its body), page URL with
+    the anchor, and its subsections."""
+
+    number = serializers.CharField()
+    anchor = serializers.CharField()
+    title = serializers.CharField(source="display_title")
+    url = serializers.SerializerMethodField()
+    children = serializers.SerializerMethodField()
+
+    def get_url(self, section) -> str:
+        return _section_url(section, self.context["request"])
+
+    @extend_schema_field(serializers.ListField(child=serializers.DictField()))
+    def get_children(self, section) -> list[dict]:
+        return RuleNodeSerializer(section.nodes, many=True, context=self.context).data
+
+
+class RuleSectionSerializer(RuleNodeSerializer):
+    """One section: the tree fields (its subsections as a tree in `children`), its parent's
+    number, its body as sanitised HTML and the glossary terms it defines."""
+
+    parent = serializers.SerializerMethodField()
+    body = serializers.CharField(source="body_html")
+    terms = serializers.SerializerMethodField()
+
+    def get_parent(self, section) -> str | None:
+        return rules.parent_number(section.number)
+
+    def get_terms(self, section) -> list[str]:
+        return [t.term for t in section.defined_terms]
+
+
+class RuleSearchResultSerializer(serializers.Serializer):
+    number = serializers.CharField()
+    anchor = serializers.CharField()
+    title = serializers.CharField(source="display_title")
+    url = serializers.SerializerMethodField()
+    snippet = serializers.CharField(help_text="Plain text, escaped, with <mark> around matches.")
+    rank = serializers.FloatField()
+
+    def get_url(self, section) -> str:
+        return _section_url(section, self.context["request"])
+
+
+class RuleSearchQuerySerializer(serializers.Serializer):
+    q = serializers.CharField(max_length=SEARCH_MAX_LENGTH)
+
+
+class GlossarySectionSerializer(serializers.Serializer):
+    number = serializers.CharField()
+    anchor = serializers.CharField()
+    title = serializers.CharField(source="display_title")
+    url = serializers.SerializerMethodField()
+
+    def get_url(self, section) -> str:
+        return _section_url(section, self.context["request"])
+
+
+class GlossaryTermSerializer(serializers.ModelSerializer):
+    definition = serializers.CharField(source="definition_html")
+    section = GlossarySectionSerializer(allow_null=True)
+    url = serializers.SerializerMethodField()
+
+    class Meta:
+        model = GlossaryTerm
+        fields = ["term", "slug", "aliases", "definition", "section", "url"]
+
+    def get_url(self, term) -> str:
+        page = reverse("rule-glossary", kwargs={"game": term.game.slug})
+        return self.context["request"].build_absolute_uri(f"{page}#{term.slug}")
+
+
+class RulesReadOnly(viewsets.GenericViewSet):
+    """Read-only, for anyone; the game comes from the URL (404 when unknown)."""
+
+    permission_classes = [permissions.AllowAny]
+    filter_backends = []
+
+    @cached_property
+    def game(self) -> Game:
+        return get_object_or_404(Game, slug=self.kwargs["game"])
+
+    def _sections(self, queryset):
+        """The sections as a list with their game set (no query per section)."""
+        sections = list(queryset)
+        for section in sections:
+            section.game = self.game
+        return sections
+
+
+@extend_schema_view(
+    list=extend_schema(description="The tree of sections (top-level sections, paginated)."),
+    retrieve=extend_schema(description="One section with its body (sanitised HTML)."),
+)
+class RuleViewSet(RulesReadOnly):
+    serializer_class = RuleNodeSerializer
+    lookup_field = "number"
+    lookup_value_regex = r"\d+(?:\.\d+)*[a-z]?"
+    queryset = RuleSection.objects.none()
+
+    def list(self, request, game):
+        sections = self._sections(RuleSection.objects.filter(game=self.game))
+        page = self.paginate_queryset(as_tree(sections))
+        return self.get_paginated_response(
+            RuleNodeSerializer(page, many=True, context=self.get_serializer_context()).data
+        )
+
+    @extend_schema(responses=RuleSectionSerializer)
+    def retrieve(self, request, game, number):
+        try:
+            clean = rules.normalise_number(number)
+        except ValueError:
+            raise Http404 from None
+        subtree = self._sections(RuleSection.objects.filter(game=self.game).subtree(clean))
+        if not subtree or subtree[0].number != clean:
+            raise Http404
+        [section] = as_tree(subtree)
+        section.defined_terms = list(section.glossary_terms.only("term"))
+        return Response(RuleSectionSerializer(section, context=self.get_serializer_context()).data)
+
+    @extend_schema(
+        parameters=[OpenApiParameter("q", str, required=True)],
+        responses=RuleSearchResultSerializer(many=True),
+    )
+    @action(detail=False, methods=["get"])
+    def search(self, request, game):
+        """Sections matching `q`, best first, each with a highlighted snippet."""
+        game = self.game  # 404 for an unknown game, before the query is checked
+        query = RuleSearchQuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        text = query.validated_data["q"]
+        page = self.paginate_queryset(RuleSection.objects.filter(game=game).search(text))
+        sections = self._sections(page)
+        for section in sections:
+            section.snippet = snippet(section, text)
+        data = RuleSearchResultSerializer(
+            sections, many=True, context=self.get_serializer_context()
+        ).data
+        return self.get_paginated_response(data)
+
+
+class GlossaryViewSet(RulesReadOnly):
+    serializer_class = GlossaryTermSerializer
+    queryset = GlossaryTerm.objects.none()
+
+    @extend_schema(
+        description="The game's glossary terms, A-Z, with definitions (sanitised HTML) and the "
+        "section that defines each.",
+        responses=GlossaryTermSerializer(many=True),
+    )
+    def list(self, request, game):
+        terms = GlossaryTerm.objects.filter(game=self.game).select_related("section")
+        page = self.paginate_queryset(terms.order_by(Lower("term"), "pk"))
+        for term in page:
+            term.game = self.game
+            if term.section is not None:
+                term.section.game = self.game
+        return self.get_paginated_response(
+            GlossaryTermSerializer(page, many=True, context=self.get_serializer_context()).data
         )

@@ -4,14 +4,22 @@ A game owns its vocabulary (colours with the cost domain that pays for each, rar
 keywords of which some are factions); cards and leaders use only their own game's words.
 """
 
+import html
 import re
 
-from django.contrib.postgres.search import SearchQuery, SearchVectorField
+from django.contrib.postgres.search import (
+    SearchHeadline,
+    SearchQuery,
+    SearchRank,
+    SearchVectorField,
+)
 from django.core.exceptions import ValidationError
 from django.db import connection, models
-from django.db.models import Exists, OuterRef, Q
+from django.db.models import Case, Exists, F, FloatField, Func, OuterRef, Q, Value, When
 from django.db.models.functions import Lower
 from django.urls import reverse
+from django.utils.html import strip_tags
+from django.utils.safestring import SafeString, mark_safe
 from django.utils.text import slugify
 
 from . import legality
@@ -30,6 +38,11 @@ class Game(models.Model):
     card_label = models.CharField(max_length=40, default="Card")
     is_sample = models.BooleanField(
         default=False, help_text="The pool is sample data, not the real card list."
+    )
+    rules_version = models.PositiveIntegerField(
+        default=1,
+        editable=False,
+        help_text="Bumped whenever the format, cards, leaders or vocabulary change.",
     )
     format = models.JSONField(
         default=list,
@@ -59,6 +72,31 @@ class Game(models.Model):
     def domains(self):
         """{domain slug: Colour} for the colours that a cost domain pays for."""
         return {c.domain: c for c in self.colours.all() if c.domain}
+
+    def rule_urls(self) -> dict[str, str]:
+        """{problem code: page and anchor of the rules section it enforces}; see rule_urls."""
+        return rule_urls(self.slug, self.format)
+
+
+def rule_urls(game_slug: str, fmt) -> dict[str, str]:
+    """{problem code: page and anchor of the rules section it enforces} for a game's format
+    (one query). The format's rules name their sections (legality.sections_by_code); a code
+    whose rule names no section, or a section the game does not have, is left out."""
+    from . import rules
+
+    wanted = legality.sections_by_code(fmt)
+    if not wanted:
+        return {}
+    anchors = dict(
+        RuleSection.objects.filter(
+            game__slug=game_slug, number__in=set(wanted.values())
+        ).values_list("number", "anchor")
+    )
+    return {
+        code: rules.section_href(game_slug, number, anchors[number])
+        for code, number in wanted.items()
+        if number in anchors
+    }
 
 
 class Colour(models.Model):
@@ -347,6 +385,188 @@ class Leader(models.Model):
 
 SECTION_NUMBER_HELP = "Like 3, 3.1 or 3.1.2 (a letter may end it: 100.1a)."
 
+SEARCH_CONFIG = "english"  # stems: "devotion" finds "Devotion", "waiting" finds "Waiting"
+SEARCH_MAX_LENGTH = 200
+# Marks around matched words in a PostgreSQL headline; turned into <mark> after escaping.
+_MARK_START, _MARK_STOP = "\ue000", "\ue001"
+_MARKED = re.compile(f"{_MARK_START}(.*?){_MARK_STOP}", re.S)
+SNIPPET_CHARS = 220
+
+
+# Tags of sanitised HTML (cards.rules) as a snippet drops them: inline ones go without a trace
+# ("see <a>4.2</a>)" -> "see 4.2)"), the others leave a space between the words they separate.
+# The same patterns serve PostgreSQL (regexp_replace) and Python.
+_INLINE_TAG = r"</?(a|abbr|b|code|del|em|i|kbd|s|span|strong|sub|sup|u)(\s[^>]*)?>"
+_ANY_TAG = r"<[^>]*>"
+
+
+def _plain_text(body_html: str) -> str:
+    """Sanitised HTML -> plain text, whitespace collapsed (tags removed, entities decoded)."""
+    text = re.sub(_ANY_TAG, " ", re.sub(_INLINE_TAG, "", body_html or ""))
+    text = html.unescape(strip_tags(text))
+    return " ".join(text.replace(_MARK_START, "").replace(_MARK_STOP, "").split())
+
+
+def _search_words(text: str) -> list[str]:
+    return list(dict.fromkeys(w.casefold() for w in re.findall(r"\w+", text or "")))
+
+
+def highlight(text: str, words) -> SafeString:
+    """Escape plain `text` and wrap each occurrence of `words` (any case) in <mark>."""
+    words = sorted(set(words), key=len, reverse=True)
+    if not words:
+        return mark_safe(html.escape(text))
+    pattern = re.compile("|".join(re.escape(w) for w in words), re.IGNORECASE)
+    out, position = [], 0
+    for match in pattern.finditer(text):
+        out.append(html.escape(text[position : match.start()]))
+        out.append(f"<mark>{html.escape(match.group())}</mark>")
+        position = match.end()
+    out.append(html.escape(text[position:]))
+    return mark_safe("".join(out))
+
+
+def _window(text: str, words, length: int = SNIPPET_CHARS) -> str:
+    """About `length` characters of `text` around the first of `words`, cut at spaces."""
+    lowered = text.casefold()
+    hits = [i for i in (lowered.find(w) for w in words) if i >= 0]
+    start = max(0, min(hits) - length // 3) if hits else 0
+    if start:
+        space = text.find(" ", start)
+        start = space + 1 if 0 <= space < start + 30 else start
+    end = start + length
+    if end < len(text):
+        space = text.rfind(" ", start, end)
+        end = space if space > start else end
+    return ("… " if start else "") + text[start:end] + (" …" if end < len(text) else "")
+
+
+class RuleSectionQuerySet(models.QuerySet):
+    def search(self, text: str):
+        """Sections matching `text`, best first, each annotated with `rank`.
+
+        PostgreSQL: full-text search of the stored `search_vector` (title weighted A, body B,
+        English stemming), ranked by SearchRank, with a SearchHeadline (`headline`) made from
+        the plain text of the sanitised body. SQLite: every word in the title or body
+        (icontains), ranked by words (and the whole phrase) found in the title first.
+        `snippet(section, text)` turns either into safe HTML with only <mark> added.
+        """
+        words = _search_words(text)
+        if not words:
+            return self.none()
+        if connection.vendor == "postgresql":
+            query = SearchQuery(text, search_type="websearch", config=SEARCH_CONFIG)
+            text_only = Func(
+                F("body_html"),
+                Value(_INLINE_TAG),
+                Value(""),
+                Value("gi"),
+                function="regexp_replace",
+                output_field=models.TextField(),
+            )
+            plain = Func(
+                text_only,
+                Value(_ANY_TAG),
+                Value(" "),
+                Value("g"),
+                function="regexp_replace",
+                output_field=models.TextField(),
+            )
+            return (
+                self.filter(search_vector=query)
+                .annotate(
+                    rank=SearchRank(F("search_vector"), query),
+                    headline=SearchHeadline(
+                        plain,
+                        query,
+                        config=SEARCH_CONFIG,
+                        start_sel=_MARK_START,
+                        stop_sel=_MARK_STOP,
+                        max_words=35,
+                        min_words=15,
+                        max_fragments=2,
+                        fragment_delimiter=" … ",
+                    ),
+                )
+                .order_by("-rank", "sort_key")
+            )
+        condition = Q()
+        rank = Case(
+            When(title__icontains=" ".join(words), then=Value(2.0)),
+            default=Value(0.0),
+            output_field=FloatField(),
+        )
+        for word in words:
+            condition &= Q(title__icontains=word) | Q(body__icontains=word)
+            rank += Case(
+                When(title__icontains=word, then=Value(1.0)),
+                default=Value(0.1),
+                output_field=FloatField(),
+            )
+        return self.filter(condition).annotate(rank=rank).order_by("-rank", "sort_key")
+
+    def subtree(self, number: str):
+        """Section `number` (normalised) and all its descendants, by sort key: one query."""
+        return self.filter(subtree_q(number))
+
+    def tree(self) -> list["RuleSection"]:
+        """The sections (one query) as a tree; see `as_tree`."""
+        return as_tree(self.order_by("sort_key"))
+
+
+def subtree_q(number: str) -> Q:
+    """Condition for section `number` and its descendants (their sort keys extend its own)."""
+    from . import rules
+
+    key = rules.sort_key(number)
+    return Q(sort_key=key) | Q(sort_key__startswith=key + ".")
+
+
+def ancestor_numbers(number: str) -> list[str]:
+    """'5.5.1' -> ['5', '5.5']."""
+    from . import rules
+
+    ancestors, parent = [], rules.parent_number(number)
+    while parent:
+        ancestors.insert(0, parent)
+        parent = rules.parent_number(parent)
+    return ancestors
+
+
+def as_tree(sections) -> list["RuleSection"]:
+    """Sections in rule order as a forest, without queries: each gets `nodes`, its children in
+    order, and the roots (sections whose parent is not among them) come back in order."""
+    sections = list(sections)
+    by_pk = {s.pk: s for s in sections}
+    roots = []
+    for section in sections:
+        section.nodes = []
+    for section in sections:
+        parent = by_pk.get(section.parent_id)
+        (parent.nodes if parent else roots).append(section)
+    return roots
+
+
+def snippet(section: "RuleSection", text: str) -> SafeString:
+    """The search snippet of a section found by `RuleSectionQuerySet.search(text)`: plain text
+    of the sanitised body, escaped, with the matched words in <mark> (nothing else)."""
+    headline = getattr(section, "headline", None)
+    if headline is not None:
+        # The headline is cut from the tag-stripped body: decode entities, then escape.
+        def clean(segment: str) -> str:
+            segment = segment.replace(_MARK_START, "").replace(_MARK_STOP, "")
+            return html.escape(re.sub(r"\s+", " ", html.unescape(segment)), quote=False)
+
+        parts, position = [], 0
+        for match in _MARKED.finditer(headline):
+            parts.append(clean(headline[position : match.start()]))
+            parts.append(f"<mark>{clean(match[1])}</mark>")
+            position = match.end()
+        parts.append(clean(headline[position:]))
+        return mark_safe("".join(parts).strip())
+    words = _search_words(text)
+    return highlight(_window(_plain_text(section.body_html), words), words)
+
 
 class RuleSection(models.Model):
     """One numbered section of a game's rules; its parent is the section of its number minus
@@ -371,7 +591,11 @@ class RuleSection(models.Model):
     title = models.CharField(max_length=200, blank=True)
     body = models.TextField(blank=True, help_text="Markdown.")
     body_html = models.TextField(blank=True, editable=False)
+    # PostgreSQL only: title (weight A) and body (B), kept by a trigger (migration 0006).
+    search_vector = SearchVectorField(null=True, editable=False)
     updated = models.DateTimeField(auto_now=True)
+
+    objects = RuleSectionQuerySet.as_manager()
 
     class Meta:
         ordering = ["game", "sort_key"]

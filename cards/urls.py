@@ -1,12 +1,32 @@
-from django.urls import path
+from django.urls import path, register_converter
 from rest_framework.routers import SimpleRouter
 
 from . import api, views
 
+
+class SectionNumberConverter:
+    """A rules section number as written in URLs: 3, 3.1, 100.1a (leading zeros allowed, then
+    redirected). Words such as "search" or "print" never match."""
+
+    regex = r"\d+(?:\.\d+)*[a-z]?"
+
+    def to_python(self, value):
+        return value
+
+    def to_url(self, value):
+        return str(value)
+
+
+register_converter(SectionNumberConverter, "section")
+
+GAME = r"games/(?P<game>[-a-z0-9_]+)"
+
 router = SimpleRouter()
 router.register("games", api.GameViewSet, basename="api-game")
-router.register(r"games/(?P<game>[-a-z0-9_]+)/cards", api.CardViewSet, basename="api-card")
-router.register(r"games/(?P<game>[-a-z0-9_]+)/leaders", api.LeaderViewSet, basename="api-leader")
+router.register(rf"{GAME}/cards", api.CardViewSet, basename="api-card")
+router.register(rf"{GAME}/leaders", api.LeaderViewSet, basename="api-leader")
+router.register(rf"{GAME}/rules", api.RuleViewSet, basename="api-rule")
+router.register(rf"{GAME}/glossary", api.GlossaryViewSet, basename="api-glossary")
 api_urlpatterns = router.urls
 
 urlpatterns = [
@@ -17,5 +37,8 @@ urlpatterns = [
     path("games/<slug:game>/leaders/", views.leader_list, name="leader-list"),
     path("games/<slug:game>/leaders/<slug:slug>/", views.leader_detail, name="leader-detail"),
     path("games/<slug:game>/rules/", views.rule_index, name="rule-index"),
-    path("games/<slug:game>/rules/<str:number>/", views.rule_section, name="rule-section"),
+    path("games/<slug:game>/rules/search/", views.rule_search, name="rule-search"),
+    path("games/<slug:game>/rules/glossary/", views.rule_glossary, name="rule-glossary"),
+    path("games/<slug:game>/rules/print/", views.rule_print, name="rule-print"),
+    path("games/<slug:game>/rules/<section:number>/", views.rule_section, name="rule-section"),
 ]

@@ -1,21 +1,42 @@
-"""Server-rendered pages of the reference data: games, the card browser, cards and leaders.
+"""Server-rendered pages of the reference data: games, the card browser, cards and leaders,
+and the rules reference (contents, sections, search, glossary, printable rules).
 
 Views stay thin: they look objects up by slug, hand reads to QuerySet methods and the shared
 CardFilter, and pass plain values to templates. Every page runs a constant number of queries
 whatever the number of cards shown (lists use `for_listing()` and its prefetched relations).
 """
 
+import string
+import unicodedata
+
+from django import forms
 from django.core.paginator import Paginator
-from django.db.models import Count, IntegerField, OuterRef, Subquery
+from django.db.models import Count, IntegerField, OuterRef, Q, Subquery
 from django.db.models.functions import Coalesce
-from django.shortcuts import get_object_or_404, render
+from django.http import Http404
+from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_safe
 
-from . import legality
+from . import legality, rules
 from .filters import CardFilter
-from .models import Card, Colour, Game, Keyword, Leader
+from .glossary import Glossary, rules_for_card
+from .models import (
+    SEARCH_MAX_LENGTH,
+    Card,
+    Colour,
+    Game,
+    GlossaryTerm,
+    Keyword,
+    Leader,
+    RuleSection,
+    ancestor_numbers,
+    as_tree,
+    snippet,
+    subtree_q,
+)
 
 CARDS_PER_PAGE = 24
+RESULTS_PER_PAGE = 20
 
 # Labels of the card browser's fields, as the page names them (for the error summary).
 FILTER_LABELS = {
@@ -139,10 +160,25 @@ def card_detail(request, game, slug):
     card = get_object_or_404(Card.objects.filter(game=game).for_listing(), slug=slug)
     card.cost_items = _cost_items(card, game.domains())
     leaders = Leader.objects.filter(game=game).prefetch_related("colours", "keywords")
+    glossary = Glossary.for_game(game)
+    rulings = list(card.rulings.all())
+    links = rules.section_links(game) if rulings else {}  # "see 9.3" in answers: a link
+    for ruling in rulings:
+        ruling.answer_html = rules.render_markdown(ruling.answer, game=game, links=links)
+        ruling.source_url = (
+            ruling.source if ruling.source.startswith(("https://", "http://")) else ""
+        )
     return render(
         request,
         "cards/card_detail.html",
-        {"game": game, "card": card, "leaders": leaders_able_to_use(card, leaders, game.format)},
+        {
+            "game": game,
+            "card": card,
+            "leaders": leaders_able_to_use(card, leaders, game.format),
+            "glossary": glossary,
+            "concerns": rules_for_card(card, glossary),
+            "rulings": rulings,
+        },
     )
 
 
@@ -168,18 +204,149 @@ def leader_detail(request, game, slug):
     )
 
 
-# placeholder: replaced by the rules pages
+# --- the rules reference --------------------------------------------------------------------
+# Each page reads the game and then its sections (or terms) in one query, whatever their number.
+
+
+class RuleSearchForm(forms.Form):
+    q = forms.CharField(
+        label="Search the rules", max_length=SEARCH_MAX_LENGTH, required=False, strip=True
+    )
+
+
+def _with_hrefs(sections, game: Game) -> list[RuleSection]:
+    """The sections as a list, each with `game` set (no query per section) and `href`, its
+    permalink (the page of its top-level section, at its anchor)."""
+    sections = list(sections)
+    for section in sections:
+        section.game = game
+        section.href = rules.section_href(game.slug, section.number, section.anchor)
+    return sections
+
+
 @require_safe
 def rule_index(request, game):
-    from django.http import HttpResponse
+    """The contents: every section as a nested list."""
+    game = _get_game(game)
+    sections = _with_hrefs(RuleSection.objects.filter(game=game), game)
+    context = {
+        "game": game,
+        "tree": as_tree(sections),
+        "count": len(sections),
+        "form": RuleSearchForm(),
+    }
+    return render(request, "cards/rules_index.html", context)
 
-    return HttpResponse(f"Rules of {_get_game(game).slug}", content_type="text/plain")
 
-
-# placeholder: replaced by the rules pages
 @require_safe
 def rule_section(request, game, number):
-    from django.http import HttpResponse
+    """A section with all its subsections, each with its anchor and a permalink."""
+    game = _get_game(game)
+    try:
+        clean = rules.normalise_number(number)
+    except ValueError:
+        raise Http404("No such section.") from None
+    if clean != number:
+        return redirect("rule-section", game=game.slug, number=clean, permanent=True)
+    ancestors = ancestor_numbers(clean)
+    rows = _with_hrefs(  # the page's sections, its ancestors and the top level: one query
+        RuleSection.objects.filter(game=game).filter(
+            Q(depth=1) | Q(number__in=ancestors) | subtree_q(clean)
+        ),
+        game,
+    )
+    section = next((s for s in rows if s.number == clean), None)
+    if section is None:
+        raise Http404("No such section.")
+    subtree = [
+        s
+        for s in rows
+        if s.sort_key == section.sort_key or s.sort_key.startswith(section.sort_key + ".")
+    ]
+    for s in subtree:
+        s.level = min(6, 1 + s.depth - section.depth)
+    section.summary = rules.excerpt(section.body, 160)
+    tops = [s for s in rows if s.depth == 1]
+    previous = following = None
+    if section.depth == 1:
+        i = tops.index(section)
+        previous = tops[i - 1] if i else None
+        following = tops[i + 1] if i + 1 < len(tops) else None
+    terms = GlossaryTerm.objects.filter(section__in=[s.pk for s in subtree]).only(
+        "term", "slug", "section"
+    )
+    context = {
+        "game": game,
+        "section": as_tree(subtree)[0],
+        "ancestors": [s for number in ancestors for s in rows if s.number == number],
+        "previous": previous,
+        "next": following,
+        "terms": sorted(terms, key=lambda t: t.term.casefold()),
+    }
+    return render(request, "cards/rules_section.html", context)
 
-    section = get_object_or_404(_get_game(game).rule_sections, number=number)
-    return HttpResponse(f"Rule {section.number}", content_type="text/plain")
+
+@require_safe
+def rule_search(request, game):
+    """Sections matching the query, best first, with highlighted snippets."""
+    game = _get_game(game)
+    form = RuleSearchForm(request.GET)
+    valid = form.is_valid()
+    query = form.cleaned_data["q"] if valid else ""
+    page, results = None, []
+    if query:
+        found = RuleSection.objects.filter(game=game).search(query)
+        page = Paginator(found, RESULTS_PER_PAGE).get_page(request.GET.get("page"))
+        page.elided_range = list(page.paginator.get_elided_page_range(page.number))
+        results = _with_hrefs(page.object_list, game)
+        for section in results:
+            section.snippet = snippet(section, query)
+    context = {
+        "game": game,
+        "form": form,
+        "query": query,
+        "search_text": request.GET.get("q", ""),
+        "page": page,
+        "results": results,
+    }
+    return render(request, "cards/rules_search.html", context, status=200 if valid else 400)
+
+
+def _initial(term: str) -> str:
+    """The letter a term is filed under: A-Z without accents, another letter as it is, else #."""
+    letter = unicodedata.normalize("NFKD", term.strip()[:1]).upper()[:1]
+    return letter if letter.isalpha() else "#"
+
+
+@require_safe
+def rule_glossary(request, game):
+    """The glossary A-Z: each term with its definition, other names and defining section."""
+    game = _get_game(game)
+    terms = sorted(
+        GlossaryTerm.objects.filter(game=game).select_related("section"),
+        key=lambda t: t.term.casefold(),
+    )
+    groups: dict[str, list[GlossaryTerm]] = {}
+    for term in terms:
+        if term.section is not None:
+            _with_hrefs([term.section], game)
+        groups.setdefault(_initial(term.term), []).append(term)
+    extra = sorted(set(groups) - set(string.ascii_uppercase))
+    letters = [(letter, letter in groups) for letter in [*string.ascii_uppercase, *extra]]
+    context = {
+        "game": game,
+        "groups": list(groups.items()),
+        "letters": letters,
+        "count": len(terms),
+    }
+    return render(request, "cards/rules_glossary.html", context)
+
+
+@require_safe
+def rule_print(request, game):
+    """Every section in order on one page, for printing."""
+    game = _get_game(game)
+    sections = _with_hrefs(RuleSection.objects.filter(game=game), game)
+    for section in sections:
+        section.level = min(6, section.depth + 1)
+    return render(request, "cards/rules_print.html", {"game": game, "sections": sections})

@@ -5,13 +5,13 @@ Serializers check shapes and resolve slugs; every rule is the engine's (via serv
 
 from django.db.models import Exists, OuterRef, Prefetch
 from django.http import Http404
-from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_field
 from rest_framework import exceptions, permissions, renderers, serializers, status, viewsets
 from rest_framework.decorators import action, api_view, permission_classes
 from rest_framework.response import Response
 
+from cards import catalogue, legality
 from cards.models import Game, Leader
 
 from . import services
@@ -37,34 +37,47 @@ class CardCountSerializer(serializers.Serializer):
         return super().to_internal_value(data)
 
 
+class ModelCatalogue:
+    """Resolves a game's slugs to model objects, for decks that are stored."""
+
+    def __init__(self, game: Game):
+        self.game, self.name = game, game.name
+
+    def leader(self, slug: str) -> Leader | None:
+        return Leader.objects.filter(game=self.game, slug=slug).first()
+
+    def cards(self, slugs) -> dict:
+        return {
+            c.slug: c for c in services.cards_for_rules().filter(game=self.game, slug__in=slugs)
+        }
+
+
 class DeckContentSerializer(serializers.Serializer):
-    """A leader and card counts of one game (context["game"]), resolved to objects."""
+    """A leader and card counts of one game, resolved through context["catalogue"]: model
+    objects (ModelCatalogue) for stored decks, the engine's data (cards.catalogue) to validate."""
 
     leader = serializers.SlugField(max_length=120, allow_null=True, required=False)
     cards = CardCountSerializer(many=True, required=False, max_length=200)
 
     @property
-    def game(self) -> Game:
-        return self.context["game"]
+    def catalogue(self):
+        return self.context["catalogue"]
 
     def validate_leader(self, slug):
         if slug is None:
             return None
-        leader = Leader.objects.filter(game=self.game, slug=slug).first()
+        leader = self.catalogue.leader(slug)
         if leader is None:
-            raise serializers.ValidationError(f"No leader {slug!r} in {self.game.name}.")
+            raise serializers.ValidationError(f"No leader {slug!r} in {self.catalogue.name}.")
         return leader
 
     def validate_cards(self, rows):
-        slugs = [row["card"] for row in rows]
-        found = {
-            c.slug: c for c in services.cards_for_rules().filter(game=self.game, slug__in=slugs)
-        }
+        found = self.catalogue.cards(row["card"] for row in rows)
         errors, counts = [], {}
         for row in rows:
             slug = row["card"]
             if slug not in found:
-                errors.append(f"No card {slug!r} in {self.game.name}.")
+                errors.append(f"No card {slug!r} in {self.catalogue.name}.")
             elif found[slug] in counts:
                 errors.append(f"{slug!r} is listed twice: give one count per card.")
             else:
@@ -86,11 +99,12 @@ class DeckWriteSerializer(DeckContentSerializer):
     visibility = serializers.ChoiceField(choices=Visibility.values, required=False)
 
     def validate_game(self, slug):
-        if slug != self.game.slug:
+        game = self.catalogue.game
+        if slug != game.slug:
             raise serializers.ValidationError(
                 "A deck's game cannot change." if self.instance else f"Unknown game {slug!r}."
             )
-        return self.game
+        return game
 
 
 class ImportSerializer(serializers.Serializer):
@@ -102,12 +116,35 @@ class ImportSerializer(serializers.Serializer):
 # --- output -----------------------------------------------------------------------------------
 
 
+def with_rule_urls(problems, game_slug: str, request) -> list[dict]:
+    """Problems (dicts or legality.Problem) as dicts with `rule_url`: the absolute URL of the
+    page (with anchor) of the rule each breaks, or None when the rule names no section.
+    Computed for the response from the cached catalogue, never stored."""
+    problems = [p if isinstance(p, dict) else p.as_dict() for p in problems]
+    urls = catalogue.rule_urls(game_slug) if problems else {}
+    return [
+        {
+            **p,
+            "rule_url": request.build_absolute_uri(urls[p["code"]]) if p["code"] in urls else None,
+        }
+        for p in problems
+    ]
+
+
+class ProblemSerializer(serializers.Serializer):
+    code = serializers.CharField()
+    message = serializers.CharField()
+    card = serializers.CharField(allow_null=True, help_text="The card's slug, if about one card.")
+    rule_url = serializers.URLField(allow_null=True, help_text="The rule's page, with anchor.")
+
+
 class DeckSerializer(serializers.ModelSerializer):
     id = serializers.CharField(source="share_id", read_only=True)
     game = serializers.SlugRelatedField(slug_field="slug", read_only=True)
     leader = serializers.SlugRelatedField(slug_field="slug", read_only=True)
     owner = serializers.CharField(source="owner.username", read_only=True)
     cards = serializers.SerializerMethodField()
+    problems = serializers.SerializerMethodField()
     url = serializers.SerializerMethodField()
 
     class Meta:
@@ -136,11 +173,15 @@ class DeckSerializer(serializers.ModelSerializer):
     def get_url(self, deck) -> str:
         return self.context["request"].build_absolute_uri(deck.get_absolute_url())
 
+    @extend_schema_field(ProblemSerializer(many=True))
+    def get_problems(self, deck) -> list[dict]:
+        return with_rule_urls(deck.problems, deck.game.slug, self.context["request"])
+
 
 class ReportSerializer(serializers.Serializer):
     legal = serializers.BooleanField()
     card_count = serializers.IntegerField()
-    problems = serializers.ListField(child=serializers.DictField())
+    problems = ProblemSerializer(many=True)
 
 
 class PlainTextRenderer(renderers.BaseRenderer):
@@ -155,12 +196,12 @@ class PlainTextRenderer(renderers.BaseRenderer):
 # --- views ------------------------------------------------------------------------------------
 
 
-def _not_legal(report) -> Response:
+def _not_legal(report, game: Game, request) -> Response:
     return Response(
         {
             "code": "deck_not_legal",
             "detail": "Only a legal deck can be public: fix the problems, or keep it unlisted.",
-            "problems": [p.as_dict() for p in report.problems],
+            "problems": with_rule_urls(report.problems, game.slug, request),
         },
         status=status.HTTP_400_BAD_REQUEST,
     )
@@ -171,12 +212,15 @@ def _not_legal(report) -> Response:
 @permission_classes([permissions.AllowAny])
 def validate(request, game):
     """Judge a leader and card counts against the game's format; nothing is stored."""
-    game = get_object_or_404(Game, slug=game)
-    serializer = ValidateSerializer(data=request.data, context={"game": game})
+    rules = catalogue.game_rules(game)  # usually no query: cached per process
+    if rules is None:
+        raise Http404
+    serializer = ValidateSerializer(data=request.data, context={"catalogue": rules})
     serializer.is_valid(raise_exception=True)
     data = serializer.validated_data
-    report = services.judge(game=game, leader=data["leader"], counts=data["cards"])
-    return Response(report.as_dict())
+    report = legality.check(rules.format, data["leader"], data["cards"].items())
+    problems = with_rule_urls(report.problems, rules.slug, request)
+    return Response({**report.as_dict(), "problems": problems})
 
 
 class DeckViewSet(viewsets.GenericViewSet):
@@ -245,7 +289,9 @@ class DeckViewSet(viewsets.GenericViewSet):
     @extend_schema(request=DeckWriteSerializer)
     def create(self, request):
         game = self._game_of(request.data)
-        serializer = DeckWriteSerializer(data=request.data, context={"game": game})
+        serializer = DeckWriteSerializer(
+            data=request.data, context={"catalogue": ModelCatalogue(game)}
+        )
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
         try:
@@ -259,7 +305,7 @@ class DeckViewSet(viewsets.GenericViewSet):
                 counts=data.get("cards", {}),
             )
         except services.DeckNotLegal as e:
-            return _not_legal(e.report)
+            return _not_legal(e.report, game, request)
         return self._respond(deck, status.HTTP_201_CREATED)
 
     def retrieve(self, request, id):
@@ -269,7 +315,10 @@ class DeckViewSet(viewsets.GenericViewSet):
     def update(self, request, id, partial=False):
         deck = self._owned()
         serializer = DeckWriteSerializer(
-            deck, data=request.data, partial=partial, context={"game": deck.game}
+            deck,
+            data=request.data,
+            partial=partial,
+            context={"catalogue": ModelCatalogue(deck.game)},
         )
         serializer.is_valid(raise_exception=True)
         changes = dict(serializer.validated_data)
@@ -280,7 +329,7 @@ class DeckViewSet(viewsets.GenericViewSet):
                 deck=deck, expected_version=deck.version, counts=counts, **changes
             )
         except services.DeckNotLegal as e:
-            return _not_legal(e.report)
+            return _not_legal(e.report, deck.game, request)
         except services.VersionMismatch:
             raise PreconditionFailed from None
         return self._respond(deck)

@@ -145,6 +145,9 @@ STORAGES = {
     },
 }
 
+# How long a process trusts its cached rules data before rechecking Game.rules_version.
+RULES_CACHE_SECONDS = env_int("RULES_CACHE_SECONDS", 0 if TESTING else 1)
+
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "home"

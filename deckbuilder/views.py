@@ -22,7 +22,7 @@ from django.utils.text import slugify
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
-from cards import legality
+from cards import catalogue, legality
 from cards.filters import CardFilter
 from cards.models import Card, Game, Leader
 
@@ -118,19 +118,21 @@ def deck_stats(entries, game: Game) -> list[dict]:
     ]
 
 
-def _named(problems, cards_by_slug: dict) -> list[dict]:
-    """Problems (dicts or legality.Problem) with the Card they concern, for links."""
-    named = []
-    for problem in problems:
-        data = problem if isinstance(problem, dict) else problem.as_dict()
-        named.append({**data, "card_obj": cards_by_slug.get(data.get("card"))})
-    return named
+def _named(problems, cards_by_slug: dict, game: Game) -> list[dict]:
+    """Problems (dicts or legality.Problem) with the Card they concern and the page of the
+    rule they break (`rule_url`, None when the rule names no section), for links."""
+    problems = [p if isinstance(p, dict) else p.as_dict() for p in problems]
+    urls = catalogue.rule_urls(game.slug) if problems else {}
+    return [
+        {**p, "card_obj": cards_by_slug.get(p.get("card")), "rule_url": urls.get(p["code"])}
+        for p in problems
+    ]
 
 
-def _not_legal(error: services.DeckNotLegal | None, cards_by_slug: dict):
+def _not_legal(error: services.DeckNotLegal | None, cards_by_slug: dict, game: Game):
     if error is None:
         return None
-    return {"message": str(error), "problems": _named(error.report.problems, cards_by_slug)}
+    return {"message": str(error), "problems": _named(error.report.problems, cards_by_slug, game)}
 
 
 def _panel_context(deck: Deck, entries, error=None) -> dict:
@@ -140,7 +142,7 @@ def _panel_context(deck: Deck, entries, error=None) -> dict:
         "game": deck.game,
         "entries": entries,
         "size": legality.deck_size_label(deck.game.format),
-        "problems": _named(deck.problems, cards_by_slug),
+        "problems": _named(deck.problems, cards_by_slug, deck.game),
         "stats": deck_stats(entries, deck.game),
         "not_legal": error,
     }
@@ -231,7 +233,7 @@ def _render_builder(request, deck: Deck, *, settings_form=None, error=None, stat
         )
     cards_by_slug = {e.card.slug: e.card for e in entries} | {c.slug: c for c in rows}
     context = {
-        **_panel_context(deck, entries, _not_legal(error, cards_by_slug)),
+        **_panel_context(deck, entries, _not_legal(error, cards_by_slug, game)),
         **filterset.form_options(keys=FILTER_KEYS),
         "leader": leader,
         "show_all": show_all,
@@ -279,7 +281,7 @@ def _change_count(request, deck: Deck):
         )
         cards_by_slug = {e.card.slug: e.card for e in entries} | {row.slug: row}
         context = {
-            **_panel_context(deck, entries, _not_legal(error, cards_by_slug)),
+            **_panel_context(deck, entries, _not_legal(error, cards_by_slug, deck.game)),
             "card": row,
             "action_url": request.get_full_path(),
         }

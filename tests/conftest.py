@@ -9,10 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from cards import services
+from cards import rules, services
 from cards.models import Game
 
 SAMPLE = Path(__file__).resolve().parent.parent / "cards" / "sample" / "card-of-gods.json"
+RULES = SAMPLE.parent / "rules"
 
 LEADERS = [
     {"name": "Richard", "colours": ["yellow"], "keywords": ["Engeln", "Knight"]},
@@ -92,6 +93,53 @@ def build_world() -> Game:
     return game
 
 
+def load_rules(game: Game) -> None:
+    """The sample rules of `game`, its glossary and the rulings of the cards in this world,
+    imported with the functions `manage.py load_sample_data` uses."""
+    text = rules.decode((RULES / f"{game.slug}.md").read_bytes())
+    rules.import_rules(game=game, text=text)
+    glossary = json.loads((RULES / f"{game.slug}.glossary.json").read_text(encoding="utf-8"))
+    rules.import_glossary(game=game, entries=glossary)
+    rulings = json.loads((RULES / f"{game.slug}.rulings.json").read_text(encoding="utf-8"))
+    cards = set(game.cards.values_list("slug", flat=True))
+    rules.import_rulings(game=game, entries=[r for r in rulings if r["card"] in cards])
+
+
+_RULES_ROWS: dict[int, list] = {}  # per test process: the rows the first import wrote
+
+
+def _rules_models():
+    from cards.models import GlossaryTerm, RuleSection, Ruling
+
+    # (model, lookup of the game, fields not copied: PostgreSQL's trigger sets the vector)
+    return [
+        (RuleSection, "game_id", {"search_vector"}),
+        (GlossaryTerm, "game_id", set()),
+        (Ruling, "card__game_id", set()),
+    ]
+
+
+def load_rules_fast(game: Game) -> None:
+    """load_rules, once per test process: later calls write the same rows again (same ids,
+    in the test's transaction) instead of parsing and rendering everything anew."""
+    rows = _RULES_ROWS.get(game.pk)
+    if rows is None:
+        load_rules(game)
+        _RULES_ROWS[game.pk] = [
+            (
+                model,
+                [
+                    {k: v for k, v in row.items() if k not in skip}
+                    for row in model.objects.filter(**{lookup: game.pk}).values()
+                ],
+            )
+            for model, lookup, skip in _rules_models()
+        ]
+        return
+    for model, values in rows:
+        model.objects.bulk_create([model(**row) for row in values])
+
+
 @pytest.fixture(scope="session")
 def django_db_setup(django_db_setup, django_db_blocker):
     from django.contrib.auth.models import User
@@ -106,6 +154,15 @@ def django_db_setup(django_db_setup, django_db_blocker):
 @pytest.fixture
 def game(db):
     return Game.objects.get(slug="card-of-gods")
+
+
+@pytest.fixture
+def sample_rules(game):
+    """The game with the sample rules, glossary and rulings, loaded for this test only.
+
+    Not in the session world: tests of rule numbering and importing start from no rules."""
+    load_rules_fast(game)
+    return game
 
 
 @pytest.fixture
@@ -132,3 +189,11 @@ def staff(db):
 def pytest_collection_modifyitems(items):
     """Browser tests last: their live server flushes the database the others share."""
     items.sort(key=lambda item: "/e2e/" in str(item.path).replace("\\", "/"))
+
+
+@pytest.fixture(autouse=True)
+def _fresh_rules_cache():
+    """Each test sees its own data: rolled-back tests can reuse a rules_version number."""
+    from cards import catalogue
+
+    catalogue.clear()

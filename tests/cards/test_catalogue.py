@@ -1,0 +1,60 @@
+"""The engine's cached view of a game: equal to the models, refreshed when they change."""
+
+import pytest
+from rest_framework.test import APIClient
+
+from cards import catalogue, services
+from cards.models import Card, Game, Leader
+
+pytestmark = pytest.mark.django_db
+
+
+def test_cached_infos_equal_what_the_models_say(game):
+    rules = catalogue.game_rules("card-of-gods")
+    cards = (
+        Card.objects.filter(game=game)
+        .select_related("rarity")
+        .prefetch_related("colours", "keywords")
+    )
+    assert rules.card_infos == {card.slug: card.info() for card in cards}
+    leaders = Leader.objects.filter(game=game).prefetch_related("colours", "keywords")
+    assert rules.leader_infos == {leader.slug: leader.info() for leader in leaders}
+    assert rules.format == game.format
+
+
+def test_unknown_game_has_no_rules():
+    assert catalogue.game_rules("no-such-game") is None
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        lambda game: services.save_card(
+            game=game,
+            fields={"cost": {"death": 1}},
+            keywords=[],
+            card=Card.objects.get(slug="healing"),
+        ),
+        lambda game: Card.objects.get(slug="healing").keywords.add(game.keywords.get(name="Abyss")),
+        lambda game: Leader.objects.get(slug="kellantra").colours.clear(),
+        lambda game: Card.objects.get(slug="quiet-prayer").delete(),
+        lambda game: Game.objects.get(pk=game.pk).save(),
+    ],
+    ids=["card cost", "card faction", "leader colours", "card deleted", "game saved"],
+)
+def test_any_change_the_engine_reads_bumps_the_version_and_refreshes_the_cache(game, change):
+    before = catalogue.game_rules("card-of-gods")
+    change(game)
+    after = catalogue.game_rules("card-of-gods")
+    assert after.version > before.version
+    assert after is not before
+
+
+def test_within_the_recheck_time_a_validation_costs_no_query(settings, django_assert_num_queries):
+    settings.RULES_CACHE_SECONDS = 60
+    client = APIClient()
+    body = {"leader": "kellantra", "cards": [{"card": "healing", "count": 2}]}
+    assert client.post("/api/games/card-of-gods/validate/", body, format="json").status_code == 200
+    with django_assert_num_queries(0):
+        response = client.post("/api/games/card-of-gods/validate/", body, format="json")
+    assert response.json()["card_count"] == 2
