@@ -22,6 +22,7 @@ from django.views.decorators.http import require_http_methods
 from drf_spectacular.utils import OpenApiExample, extend_schema, inline_serializer
 from rest_framework import serializers
 from rest_framework.authtoken.views import ObtainAuthToken
+from rest_framework.throttling import ScopedRateThrottle
 
 
 def safe_next(request) -> str:
@@ -126,6 +127,9 @@ class TokenView(ObtainAuthToken):
     """
 
     authentication_classes = []
+    # Password guessing: a few tries a minute per client address (settings: AUTH_RATE).
+    throttle_classes = [ScopedRateThrottle]
+    throttle_scope = "auth"
 
 
 token_view = TokenView.as_view()

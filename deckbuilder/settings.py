@@ -168,6 +168,9 @@ REST_FRAMEWORK = {
         "rest_framework.renderers.BrowsableAPIRenderer",
     ],
     "EXCEPTION_HANDLER": "deckbuilder.api_errors.exception_handler",
+    "DEFAULT_THROTTLE_RATES": {
+        "auth": env_str("AUTH_RATE") or ("1000/min" if TESTING else "10/min")
+    },
 }
 
 SPECTACULAR_SETTINGS = {
