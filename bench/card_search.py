@@ -1,16 +1,17 @@
-"""Card search benchmark: the card list API on a synthetic pool, with and without trigram indexes.
+"""Card search benchmark: the card list API on a synthetic pool, full-text index vs a naive scan.
 
-    make bench                       # a throwaway PostgreSQL 15, 50,000 cards, the whole run
-    scripts/with-postgres .venv/bin/python bench/card_search.py --cards 20000 --reps 30
+    scripts/with-postgres .venv/bin/python bench/card_search.py   # throwaway PostgreSQL, 50k cards
+    scripts/with-postgres .venv/bin/python bench/card_search.py --reps 20 --prototype capped-count
 
 Fills PostgreSQL (never SQLite) with a synthetic game "bench-gods", then requests
-GET /api/games/bench-gods/cards/?q=...&colour=... in-process through Django's test Client.
-Server time is the time Django takes to handle the request: middleware, view, every SQL query
-(filter, pagination COUNT, page, prefetches) and JSON rendering; no network, no HTTP server.
+GET /api/games/bench-gods/cards/?q=...&colour=... in-process through Django's test Client, with
+DEBUG off. Server time is the time Django takes to handle the request: middleware, view, every
+SQL query (game, pagination COUNT, page, prefetches) and JSON rendering; no network, no server.
 
-The baseline is measured in the same run: the same requests inside a transaction that drops the
-trigram indexes (cards/migrations/0002) and is rolled back afterwards, i.e. the naive `icontains`
-scan. Figures are compared as ratios against that baseline; this is a benchmark, not a test.
+Two passes in the same run: "fts", the product (word-prefix full-text search on the GIN-indexed
+search_vector, cards/migrations/0004), and "baseline", the same requests with
+CardQuerySet.search patched to a naive `name__icontains | text__icontains` per word, i.e. a
+sequential LIKE scan. Figures are compared as ratios; this is a benchmark, not a test.
 """
 # ruff: noqa: E402  (Django must be set up before the project's modules are imported)
 
@@ -22,33 +23,46 @@ import os
 import platform
 import random
 import re
+import secrets
 import statistics
 import sys
 import time
+import warnings
 from contextlib import ExitStack, contextmanager, nullcontext
 from pathlib import Path
 from urllib.parse import urlencode
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "deckbuilder.settings")
-os.environ.setdefault("DEBUG", "1")
+# Production-like settings unless the caller chose otherwise: DEBUG=1 would record every query.
+for key, value in {
+    "DJANGO_SETTINGS_MODULE": "deckbuilder.settings",
+    "DEBUG": "0",
+    "SECRET_KEY": secrets.token_urlsafe(64),
+    "SECURE_SSL_REDIRECT": "0",
+    "ALLOWED_HOSTS": "localhost,testserver",
+}.items():
+    os.environ.setdefault(key, value)
+
+warnings.filterwarnings("ignore", "No directory at")  # whitenoise: no collected static files
 
 import django
 
 django.setup()
 
+from django.conf import settings
 from django.core.management import call_command
 from django.db import connection, transaction
+from django.db.models import Q
 from django.test import Client
 from django.utils.text import slugify
 
 from cards import services
-from cards.models import Card, Game
+from cards.models import Card, CardQuerySet, Game
 
 SAMPLE = ROOT / "cards" / "sample" / "card-of-gods.json"
 GAME_SLUG = "bench-gods"
-TRIGRAM_INDEXES = ("card_name_trgm", "card_text_trgm")
+GIN_INDEX = "card_search_vector_gin"
 TARGET_P95_MS = 30.0
 SEED = 20250601
 
@@ -80,7 +94,7 @@ EFFECTS = [
     ("Each enemy {unit} within {d} inches suffers a wound.", 8),
     ("The ground burns until the end of activation.", 4),
 ]
-# Rare words: one sentence in 25 names one of these, so each is in ~0.16 % of the cards.
+# Rare words: one card in 25 names one of these, so each is in ~0.16 % of the cards.
 RELICS = """amberglass bloodstone cinderbloom duskpetal emberquill frostfang gloamshard hollowbell
     ironroot jadewing kestrelbone lichenveil moonwell nightvale obsidian quicksilver runethorn
     sablecrest starfall thundermoss umbralith vesperlight wyrmscale yewheart zephyrstone""".split()
@@ -94,15 +108,15 @@ TRIGGERS = [
 
 # (label, query string): what is searched, through the API, in each pass.
 QUERIES = [
-    ("rare word + colour", {"q": "quicksilver", "colour": "red"}),
-    ("common word + colour", {"q": "damage", "colour": "green"}),
-    ("name word + colour", {"q": "wyrm", "colour": "black"}),
-    ("3-letter fragment + colour", {"q": "dra", "colour": "yellow"}),
-    ("2-letter fragment + colour", {"q": "ax", "colour": "red"}),
-    ("phrase + colour", {"q": "target enemy knight", "colour": "green"}),
-    ("no match + colour", {"q": "zzyzx", "colour": "red"}),
+    ("rare word", {"q": "quicksilver", "colour": "red"}),
+    ("common word", {"q": "damage", "colour": "green"}),
+    ("name word", {"q": "wyrm", "colour": "black"}),
+    ("3-letter prefix", {"q": "dra", "colour": "yellow"}),
+    ("2-letter prefix", {"q": "de", "colour": "red"}),
+    ("phrase", {"q": "target enemy knight", "colour": "green"}),
+    ("no match", {"q": "zzyzx", "colour": "red"}),
 ]
-EXPLAINED = (0, 1)  # indexes into QUERIES whose SQL is EXPLAINed
+EXPLAINED = (0, 1)  # indexes into QUERIES whose SQL is EXPLAIN ANALYZEd
 
 
 # --- the synthetic pool --------------------------------------------------------------------
@@ -110,8 +124,7 @@ EXPLAINED = (0, 1)  # indexes into QUERIES whose SQL is EXPLAINed
 
 def bench_game() -> Game:
     definition = json.loads(SAMPLE.read_text())["game"]
-    definition = {
-        **definition,
+    definition |= {
         "slug": GAME_SLUG,
         "name": "Bench Gods (synthetic)",
         "description": "Synthetic card pool of bench/card_search.py.",
@@ -147,19 +160,19 @@ def card_text(rng: random.Random) -> str:
 
 
 def fill(game: Game, count: int) -> None:
-    """Bulk-create `count` cards, their colours and factions, as Card.save would derive them."""
+    """Bulk-create `count` cards, their colours and factions, as Card.save would derive them.
+    search_vector is left to the database trigger, which fires for bulk INSERTs too."""
     rng = random.Random(SEED)
     domains = list(game.domains().items())  # [(domain slug, Colour)] in the game's order
     rarities = list(game.rarities.all())
     factions = list(game.keywords.filter(is_faction=True))
     Colours, Keywords = Card.colours.through, Card.keywords.through
-    batch = 5000
     with transaction.atomic():
         Card.objects.filter(game=game).delete()
         names = card_names(count, rng)
-        for start in range(0, count, batch):
+        for start in range(0, count, 5000):
             cards, colours_of, faction_of = [], [], []
-            for name in names[start : start + batch]:
+            for name in names[start : start + 5000]:
                 picked = rng.sample(domains, rng.choices((0, 1, 2, 3), (10, 60, 25, 5))[0])
                 picked.sort(key=domains.index)
                 cost = {domain: rng.randint(1, 3) for domain, _ in picked}
@@ -190,24 +203,92 @@ def fill(game: Game, count: int) -> None:
                 for card, faction in zip(cards, faction_of, strict=True)
                 if faction
             )
-    with connection.cursor() as cursor:  # as autovacuum would: flush GIN pending lists, stats
+    with connection.cursor() as cursor:  # as autovacuum would: flush the GIN pending list, stats
         for table in ("cards_card", "cards_card_colours", "cards_card_keywords"):
             cursor.execute(f"VACUUM ANALYZE {table}")
 
 
-def analyze_all() -> None:
-    """Statistics for every table, the game vocabulary too.
+def without_vector(game: Game) -> int:
+    return Card.objects.filter(game=game, search_vector__isnull=True).count()
 
-    Autovacuum never analyzes the vocabulary tables (cards_colour has a handful of rows, below
-    autovacuum_analyze_threshold = 50 changes); without their statistics the planner guesses
-    ~450 cards per colour instead of ~15,700 and drives the colour filter's EXISTS from the
-    colour side, probing every card of that colour by primary key (see docs/performance.md).
-    """
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "ANALYZE cards_game, cards_colour, cards_rarity, cards_keyword, "
-            "cards_card, cards_card_colours, cards_card_keywords"
-        )
+
+# --- the passes ----------------------------------------------------------------------------
+
+
+@contextmanager
+def patched(cls, name: str, value):
+    original = getattr(cls, name)
+    setattr(cls, name, value)
+    try:
+        yield
+    finally:
+        setattr(cls, name, original)
+
+
+def naive_search(self, text: str):
+    """The baseline: every word anywhere in name or text, UPPER(col) LIKE '%WORD%'."""
+    for word in re.findall(r"\w+", text.lower()):
+        self = self.filter(Q(name__icontains=word) | Q(text__icontains=word))
+    return self
+
+
+def capped_count(cap: int = 1000):
+    """Prototype: the pagination counts at most `cap` + 1 matches, in no particular order."""
+    from django.core.paginator import Paginator
+    from django.utils.functional import cached_property
+
+    from cards.api import CardViewSet
+    from deckbuilder.pagination import PageNumberPagination
+
+    class CappedPaginator(Paginator):
+        @cached_property
+        def count(self):  # SELECT COUNT(*) FROM (SELECT ... LIMIT cap + 1): stops early
+            return self.object_list.order_by()[: cap + 1].count()
+
+    class CappedPagination(PageNumberPagination):
+        django_paginator_class = CappedPaginator
+
+    return patched(CardViewSet, "pagination_class", CappedPagination)
+
+
+def cached_game():
+    """Prototype: each process reads a game with its colours and rarities once, not on every
+    request (3 queries less; the product would need to invalidate it when the game changes)."""
+    from cards.api import GameScopedViewSet
+
+    prop, games = GameScopedViewSet.__dict__["game"], {}
+    original = prop.func
+
+    def game(view):
+        slug = view.kwargs["game"]
+        if slug not in games:
+            games[slug] = original(view)
+        return games[slug]
+
+    return patched(prop, "func", game)
+
+
+PROTOTYPES = {
+    "capped-count": (capped_count, "pagination counts at most 1000 matches (unordered LIMIT)"),
+    "cached-game": (cached_game, "the game and its vocabulary read once per process"),
+}
+
+
+def prototype_setup(value: str):
+    """argparse type: "a+b" -> a context manager factory applying prototypes a and b."""
+    names = value.split("+")
+    if unknown := [n for n in names if n not in PROTOTYPES]:
+        raise argparse.ArgumentTypeError(f"unknown prototype {unknown[0]!r}")
+
+    @contextmanager
+    def setup():
+        with ExitStack() as stack:
+            for name in names:
+                stack.enter_context(PROTOTYPES[name][0]())
+            yield
+
+    setup.name = value
+    return setup
 
 
 # --- measuring -----------------------------------------------------------------------------
@@ -236,305 +317,151 @@ def percentile(values: list[float], p: float) -> float:
     return ordered[max(0, math.ceil(p / 100 * len(ordered)) - 1)]
 
 
-def url(params: dict) -> str:
-    return f"/api/games/{GAME_SLUG}/cards/?{urlencode(params)}"
+def search_sql(queries):
+    """The COUNT and page queries of a request: those that search cards_card."""
+    for sql, params, _ in queries:
+        if 'FROM "cards_card"' in sql and ("@@" in sql or "LIKE" in sql):
+            yield ("count" if "COUNT(*)" in sql else "page"), sql, params
+
+
+def explain(sql: str, params, analyze=False) -> list[str]:
+    with connection.cursor() as cursor:
+        cursor.execute(f"EXPLAIN ({'ANALYZE, ' if analyze else ''}COSTS OFF) {sql}", params)
+        return [row[0] for row in cursor.fetchall()]
+
+
+def plan_kind(plan: list[str]) -> str:
+    """fts: the GIN index of search_vector; walk: card_game_name in name order until the page is
+    full; pk: cards in primary key order (until a LIMIT); seq: sequential scan of cards_card."""
+    text = "\n".join(plan)
+    if f"on {GIN_INDEX}" in text:
+        return "fts"
+    if "card_game_name" in text:
+        return "walk"
+    if "cards_card_pkey on cards_card" in text:
+        return "pk"
+    if re.search(r"Seq Scan on cards_card\b(?!_)", text):
+        return "seq"
+    return "other"
 
 
 def measure(client: Client, passes: dict, warmup: int, reps: int, rounds: int) -> dict:
     """Time every query under every pass: {pass name: [result per query]}.
 
-    `passes` maps a name to a function returning the context manager that sets the pass up.
-    The passes take turns in `rounds` rounds of reps/rounds timed requests per query, so that
-    a slow minute of a shared machine weighs on all of them alike. Before its timed requests
-    a query gets `warmup` untimed ones in the first round and one in the later rounds.
+    The passes take turns in `rounds` rounds of reps/rounds timed requests per query, so that a
+    slow minute of a shared machine weighs on all of them alike. Before its timed requests a
+    query gets `warmup` untimed ones in the first round and one in the later rounds.
     """
     per_round = math.ceil(reps / rounds)
-    samples = {name: [([], [], []) for _ in QUERIES] for name in passes}
-    last = {name: [None] * len(QUERIES) for name in passes}
+    samples = {name: [[] for _ in QUERIES] for name in passes}
+    results = {name: [{} for _ in QUERIES] for name in passes}
     for round_ in range(rounds):
         for name, setup in passes.items():
             with setup():
                 for i, (_, params) in enumerate(QUERIES):
+                    url = f"/api/games/{GAME_SLUG}/cards/?{urlencode(params)}"
                     for _ in range(warmup if round_ == 0 else 1):
-                        response = client.get(url(params))
+                        response = client.get(url)
                         assert response.status_code == 200, response.content[:300]
-                    times, sql_ms, count_ms = samples[name][i]
                     for _ in range(per_round):
                         timer = SqlTimer()
                         with connection.execute_wrapper(timer):
                             start = time.perf_counter()
-                            response = client.get(url(params))
-                            times.append((time.perf_counter() - start) * 1000)
-                        sql_ms.append(timer.ms())
-                        count_ms.append(timer.ms(count_only=True))
+                            response = client.get(url)
+                            total = (time.perf_counter() - start) * 1000
+                        samples[name][i].append((total, timer.ms(), timer.ms(count_only=True)))
                     if round_ == rounds - 1:  # plans as the pass sees them
-                        last[name][i] = {
+                        found = list(search_sql(timer.queries))
+                        results[name][i] = {
                             "matches": response.json()["count"],
                             "queries": len(timer.queries),
-                            "sql": timer.queries,
-                            "plan": "/".join(plan_kinds(timer.queries)),
-                            "explain": explain_heavy(timer.queries) if i in EXPLAINED else {},
+                            "plan": "/".join(plan_kind(explain(s, p)) for _, s, p in found),
+                            "explain": {k: explain(s, p, analyze=True) for k, s, p in found}
+                            if i in EXPLAINED
+                            else {},
                         }
-    results = {}
     for name in passes:
-        results[name] = []
         for i, (label, params) in enumerate(QUERIES):
-            times, sql_ms, count_ms = samples[name][i]
-            results[name].append(
-                {
-                    "label": label,
-                    "params": params,
-                    "times": times,
-                    "p50": percentile(times, 50),
-                    "p95": percentile(times, 95),
-                    "mean": statistics.fmean(times),
-                    "sql_ms": statistics.median(sql_ms),
-                    "count_ms": statistics.median(count_ms),
-                    **last[name][i],
-                }
-            )
+            totals, sql, count = zip(*samples[name][i], strict=True)
+            results[name][i] |= {
+                "label": label,
+                "params": params,
+                "times": totals,
+                "p50": percentile(totals, 50),
+                "p95": percentile(totals, 95),
+                "sql_ms": statistics.median(sql),
+                "count_ms": statistics.median(count),
+                "py_ms": statistics.median(t - s for t, s, _ in samples[name][i]),
+            }
     return results
-
-
-def plan_kinds(queries) -> list[str]:
-    """How the COUNT and the page query find their cards, from their EXPLAIN:
-    trgm: trigram index; walk: card_game_name in name order, filtering until the page is full;
-    pk: from the colour's card ids, probing cards by primary key; seq: sequential scan."""
-    kinds = []
-    for sql, params, _ in queries:
-        if "cards_card" not in sql or "LIKE" not in sql:
-            continue
-        with connection.cursor() as cursor:
-            cursor.execute(f"EXPLAIN (COSTS OFF) {sql}", params)
-            plan = "\n".join(row[0] for row in cursor.fetchall())
-        if "on card_name_trgm" in plan or "on card_text_trgm" in plan:
-            kinds.append("trgm")
-        elif "card_game_name" in plan:
-            kinds.append("walk")
-        elif "cards_card_pkey on cards_card" in plan:
-            kinds.append("pk")
-        elif re.search(r"Seq Scan on cards_card\b(?!_)", plan):
-            kinds.append("seq")
-        else:
-            kinds.append("other")
-    return kinds
-
-
-def explain(sql: str, params) -> list[str]:
-    with connection.cursor() as cursor:
-        cursor.execute(f"EXPLAIN (ANALYZE, COSTS OFF) {sql}", params)
-        return [row[0] for row in cursor.fetchall()]
-
-
-def explain_heavy(queries) -> dict[str, list[str]]:
-    """EXPLAIN ANALYZE the COUNT(*) and the page query of one request."""
-    plans = {}
-    for sql, params, _ in queries:
-        if "cards_card" in sql and "LIKE" in sql:
-            plans["count" if "COUNT(*)" in sql else "page"] = explain(sql, params)
-    return plans
-
-
-@contextmanager
-def without_trigram_indexes():
-    """The naive scan: drop the trigram indexes in a transaction that is always rolled back."""
-    with transaction.atomic():
-        with connection.cursor() as cursor:
-            for name in TRIGRAM_INDEXES:
-                cursor.execute(f"DROP INDEX {name}")
-        try:
-            yield
-        finally:
-            transaction.set_rollback(True)
-
-
-@contextmanager
-def patched(cls, name: str, value):
-    original = getattr(cls, name)
-    setattr(cls, name, value)
-    try:
-        yield
-    finally:
-        setattr(cls, name, original)
-
-
-def capped_count(cap: int = 1000):
-    """Prototype: the pagination counts at most `cap` + 1 matches, in no particular order."""
-    from django.core.paginator import Paginator
-    from django.utils.functional import cached_property
-
-    from cards.api import CardViewSet
-    from deckbuilder.pagination import PageNumberPagination
-
-    class CappedPaginator(Paginator):
-        @cached_property
-        def count(self):  # SELECT COUNT(*) FROM (SELECT ... LIMIT cap + 1): stops early
-            return self.object_list.order_by()[: cap + 1].count()
-
-    class CappedPagination(PageNumberPagination):
-        django_paginator_class = CappedPaginator
-
-    return patched(CardViewSet, "pagination_class", CappedPagination)
-
-
-def colour_ids():
-    """Prototype: the colour filter tests colour ids (from the game's prefetched colours)
-    instead of joining cards_colour by slug, so the planner's estimate comes from the
-    statistics of cards_card_colours."""
-    from django.db.models import Exists, OuterRef, Q
-
-    from cards.filters import COLOURLESS, CardFilter
-
-    def filter_colour(self, queryset, name, value):
-        if not value:
-            return queryset
-        ids = [c.pk for c in self.game.colours.all() if c.slug in value]
-        condition = Q(
-            Exists(Card.colours.through.objects.filter(card=OuterRef("pk"), colour_id__in=ids))
-        )
-        if COLOURLESS in value:
-            condition |= Q(colour_count=0)
-        return queryset.filter(condition)
-
-    return patched(CardFilter, "filter_colour", filter_colour)
-
-
-def set_index_statistics(target: int) -> None:
-    """Statistics target of the trigram indexes' expressions UPPER(name), UPPER(text); -1 is
-    the default. A finer histogram keeps the planner from taking a rare word for a common one.
-    (Not a rolled-back prototype: ANALYZE in a transaction block leaves index statistics alone.)
-    """
-    with connection.cursor() as cursor:
-        for name in TRIGRAM_INDEXES:
-            cursor.execute(f"ALTER INDEX {name} ALTER COLUMN 1 SET STATISTICS {int(target)}")
-        cursor.execute("ANALYZE cards_card")
-
-
-def prototype_name(value: str) -> str:
-    """argparse type: a prototype, or several joined by "+" (measured together)."""
-    unknown = [name for name in value.split("+") if name not in PROTOTYPES]
-    if unknown:
-        raise argparse.ArgumentTypeError(f"unknown prototype {unknown[0]!r}")
-    return value
-
-
-def prototype_setup(value: str):
-    """The context manager factory of "a+b": the prototypes a and b, together."""
-
-    @contextmanager
-    def setup():
-        with ExitStack() as stack:
-            for name in value.split("+"):
-                stack.enter_context(PROTOTYPES[name][0]())
-            yield
-
-    return setup
-
-
-PROTOTYPES = {
-    "colour-ids": (colour_ids, "colour filter by colour id, no join to cards_colour"),
-    "capped-count": (capped_count, "pagination counts at most 1000 matches (unordered LIMIT)"),
-}
 
 
 # --- report --------------------------------------------------------------------------------
 
 
-def describe_query(params: dict) -> str:
+def describe(params: dict) -> str:
     return "&".join(f"{k}={v}" for k, v in params.items())
 
 
 def verdict(p95: float) -> str:
-    return "met" if p95 <= TARGET_P95_MS else "MISSED"
+    return "PASS" if p95 <= TARGET_P95_MS else "MISS"
 
 
-def print_table(left: list[dict], right: list[dict], left_title: str, right_title: str) -> None:
-    """Two passes side by side; speed-up = right p95 / left p95; the target applies to left."""
+def print_table(left: list[dict], right: list[dict], titles: tuple[str, str]) -> None:
+    """Two passes side by side; ratio = right / left; the 30 ms target applies to left."""
     head = (
-        f"{'query':<36} {'rows':>5} {'SQLs':>4} | {'p50':>6} {'p95':>6} {'mean':>6} "
-        f"{'SQL':>6} {'COUNT':>6} | {'p50':>6} {'p95':>6} {'mean':>6} | "
-        f"{'speed-up':>8} | p95<=30 | plans"
+        f"{'query':<34} {'rows':>5} {'SQLs':>4} | {'p50':>6} {'p95':>6} {'SQL':>5} {'COUNT':>5} "
+        f"{'py':>5} | {'rows':>5} {'p50':>6} {'p95':>6} | {'p50/p95 ratio':>13} | p95<=30 | plans"
     )
-    print(f"{'':<48}| {left_title + ', ms':^41} | {right_title + ', ms':^20} | {'p95':^8} |")
+    print(f"{'':<45}| {titles[0] + ', ms':^36} | {titles[1] + ', ms':^19} |")
     print(head)
     print("-" * len(head))
-    for i, o in zip(left, right, strict=True):
+    for a, b in zip(left, right, strict=True):
         print(
-            f"{describe_query(i['params']):<36} {i['matches']:>5} {i['queries']:>4} | "
-            f"{i['p50']:>6.1f} {i['p95']:>6.1f} {i['mean']:>6.1f} "
-            f"{i['sql_ms']:>6.1f} {i['count_ms']:>6.1f} | "
-            f"{o['p50']:>6.1f} {o['p95']:>6.1f} {o['mean']:>6.1f} | "
-            f"{o['p95'] / i['p95']:>7.1f}x | {verdict(i['p95']):<7} | {i['plan']}, {o['plan']}"
+            f"{describe(a['params']):<34} {a['matches']:>5} {a['queries']:>4} | "
+            f"{a['p50']:>6.1f} {a['p95']:>6.1f} {a['sql_ms']:>5.1f} {a['count_ms']:>5.1f} "
+            f"{a['py_ms']:>5.1f} | {b['matches']:>5} {b['p50']:>6.1f} {b['p95']:>6.1f} | "
+            f"{b['p50'] / a['p50']:>5.1f}x /{b['p95'] / a['p95']:>5.1f}x | "
+            f"{verdict(a['p95']):<7} | {a['plan']}, {b['plan']}"
         )
-    all_i = [t for r in left for t in r["times"]]
-    all_o = [t for r in right for t in r["times"]]
+    all_a = [t for r in left for t in r["times"]]
+    all_b = [t for r in right for t in r["times"]]
+    p = {q: (percentile(all_a, q), percentile(all_b, q)) for q in (50, 95)}
     print("-" * len(head))
     print(
-        f"{'all requests':<36} {'':>5} {'':>4} | {percentile(all_i, 50):>6.1f} "
-        f"{percentile(all_i, 95):>6.1f} {statistics.fmean(all_i):>6.1f} {'':>6} {'':>6} | "
-        f"{percentile(all_o, 50):>6.1f} {percentile(all_o, 95):>6.1f} "
-        f"{statistics.fmean(all_o):>6.1f} | "
-        f"{percentile(all_o, 95) / percentile(all_i, 95):>7.1f}x | "
-        f"{verdict(percentile(all_i, 95))}"
+        f"{'all requests':<45}| {p[50][0]:>6.1f} {p[95][0]:>6.1f} {'':>17} | {'':>5} "
+        f"{p[50][1]:>6.1f} {p[95][1]:>6.1f} | {p[50][1] / p[50][0]:>5.1f}x /"
+        f"{p[95][1] / p[95][0]:>5.1f}x | {verdict(p[95][0])}"
     )
 
 
-def plan_nodes(lines: list[str]) -> list[str]:
-    return [
-        line
-        for line in lines
-        if line is lines[0]
-        or "->" in line
-        or "Index Cond" in line
-        or line.startswith("Execution Time")
-    ]
-
-
-def print_plans(title: str, plans: dict[str, list[str]]) -> None:
-    for kind in ("count", "page"):
-        if kind in plans:
-            print(f"  {title}, {kind} query:")
-            for line in plan_nodes(plans[kind]):
+def print_plans(title: str, plans: dict[str, list[str]], whole: bool) -> None:
+    for kind, lines in plans.items():
+        print(f"  {title}, {kind} query:")
+        for line in lines:
+            if whole or line is lines[0] or "->" in line or "Cond" in line or "Time" in line:
                 print(f"    {line}")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--cards", type=int, default=50_000, help="pool size (default 50000)")
-    parser.add_argument("--reps", type=int, default=40, help="timed requests per query")
+    parser.add_argument("--reps", type=int, default=40, help="timed requests per query and pass")
     parser.add_argument("--warmup", type=int, default=5, help="untimed requests per query")
     parser.add_argument("--rounds", type=int, default=4, help="the passes take turns (default 4)")
     parser.add_argument(
-        "--stats",
-        choices=["full", "autovacuum"],
-        default="full",
-        help="full: ANALYZE every cards table after the fill (default); autovacuum: only the card "
-        "tables, as autovacuum leaves a fresh database (applies to a fresh fill only)",
-    )
-    parser.add_argument(
         "--prototype",
         action="append",
-        type=prototype_name,
+        type=prototype_setup,
         default=[],
-        help="also measure an indexed pass with this change to the app, patched in-process "
-        "(repeatable; join with + to combine): "
-        + "; ".join(f"{k}: {v[1]}" for k, v in PROTOTYPES.items()),
-    )
-    parser.add_argument(
-        "--index-stats-target",
-        type=int,
-        metavar="N",
-        help="prototype: statistics target N for the trigram indexes' expressions during the "
-        "run (ALTER INDEX ... SET STATISTICS N, ANALYZE cards_card; reset afterwards)",
+        help="also measure the product with this change patched in-process (repeatable; join "
+        "with + to combine): " + "; ".join(f"{k}: {v[1]}" for k, v in PROTOTYPES.items()),
     )
     parser.add_argument("--plans", action="store_true", help="print the whole EXPLAIN plans")
     args = parser.parse_args()
 
     if connection.vendor != "postgresql":
-        sys.exit(
-            "bench/card_search.py needs PostgreSQL: set DATABASE_URL, or run `make bench` "
-            "(scripts/with-postgres starts a throwaway cluster)."
-        )
+        sys.exit("card_search.py needs PostgreSQL: set DATABASE_URL or use scripts/with-postgres")
     call_command("migrate", verbosity=0, interactive=False)
     with connection.cursor() as cursor:
         cursor.execute("SHOW server_version")
@@ -542,86 +469,67 @@ def main() -> None:
     print(
         f"PostgreSQL {pg_version}, Django {django.get_version()}, Python "
         f"{platform.python_version()}, {os.cpu_count()} CPUs, {platform.machine()}, "
-        f"{time.strftime('%Y-%m-%d %H:%M %Z')}"
+        f"DEBUG={settings.DEBUG}, {time.strftime('%Y-%m-%d %H:%M %Z')}, "
+        f"load average {os.getloadavg()[0]:.1f}"
     )
 
     game = bench_game()
     have = Card.objects.filter(game=game).count()
-    if have == args.cards:
+    if have == args.cards and not without_vector(game):
         print(f"{GAME_SLUG}: {have} cards already there, not refilled")
-    else:
+    else:  # another size, or filled before search_vector existed
         start = time.perf_counter()
         fill(game, args.cards)
         print(f"{GAME_SLUG}: filled {args.cards} cards in {time.perf_counter() - start:.1f} s")
-    if args.stats == "full":
-        analyze_all()
-    if args.index_stats_target:
-        set_index_statistics(args.index_stats_target)
-    print(
-        f"statistics: {args.stats}"
-        + (f", trigram index target {args.index_stats_target}" if args.index_stats_target else "")
-    )
+    if missing := without_vector(game):
+        sys.exit(f"{missing} cards have no search_vector: is the trigger of migration 0004 there?")
+    print("search_vector: set on every card (trigger card_search_vector)")
 
     client = Client(SERVER_NAME="localhost", HTTP_ACCEPT="application/json")
-    passes = {"indexed": nullcontext, "baseline": without_trigram_indexes}
-    passes.update({name: prototype_setup(name) for name in args.prototype})
+    passes = {
+        "fts": nullcontext,
+        "baseline": lambda: patched(CardQuerySet, "search", naive_search),
+        **{p.name: p for p in args.prototype},
+    }
     start = time.perf_counter()
-    try:
-        results = measure(client, passes, args.warmup, args.reps, args.rounds)
-    finally:
-        if args.index_stats_target:
-            set_index_statistics(-1)
-    elapsed = time.perf_counter() - start
-    indexed, baseline = results["indexed"], results["baseline"]
+    results = measure(client, passes, args.warmup, args.reps, args.rounds)
+    fts, baseline = results["fts"], results["baseline"]
 
     per_pass = math.ceil(args.reps / args.rounds) * args.rounds
     print(
         f"\nGET /api/games/{GAME_SLUG}/cards/?q=...&colour=... on {args.cards} cards: "
         f"{per_pass} timed requests per query and pass, in {args.rounds} rounds, after "
-        f"{args.warmup} warm-up; server time in-process ({elapsed:.0f} s of requests)\n"
+        f"{args.warmup} warm-up; server time in-process ({time.perf_counter() - start:.0f} s, "
+        f"load average now {os.getloadavg()[0]:.1f})\n"
     )
-    print_table(indexed, baseline, "indexed", "baseline: no trigram")
+    print_table(fts, baseline, ("fts (the product)", "baseline: LIKE scan"))
     print(
-        "\nrows: matching cards (the API's count); SQLs: queries per request; SQL, COUNT: "
-        "median ms per request in all SQL and in the pagination's COUNT(*);\n"
-        "plans: COUNT/page query, left pass then right pass (trgm: trigram bitmap; walk: name "
-        "index in order until the page is full; pk: colour's cards by primary key; seq: scan);\n"
-        "baseline 'no trigram': the same requests with the trigram indexes dropped (naive "
-        "icontains scan); speed-up: baseline p95 / indexed p95."
+        "\nrows: matching cards (the API's count); SQLs: queries per request; SQL, COUNT, py: "
+        "median ms per request in all SQL,\nin the pagination's COUNT(*), and outside SQL "
+        "(Python: middleware, filters, DRF serializer, JSON);\nbaseline: CardQuerySet.search "
+        "patched to name__icontains | text__icontains per word, a sequential LIKE scan\n"
+        "(substring matches, so its rows differ); ratio: baseline / fts; plans: COUNT/page "
+        "query of each pass\n(fts: GIN index card_search_vector_gin; walk: card_game_name in "
+        "name order until the page is full; pk: by primary key; seq: sequential scan)."
     )
-    print(
-        f"Target p95 <= {TARGET_P95_MS:.0f} ms with indexes: "
-        f"{sum(r['p95'] <= TARGET_P95_MS for r in indexed)} of {len(indexed)} queries meet it."
-    )
-    for name in args.prototype:
-        print(
-            f"\nPrototype {name}: "
-            f"{'; '.join(PROTOTYPES[n][1] for n in name.split('+'))}; trigram indexes in place "
-            f"(speed-up: indexed p95 / prototype p95)\n"
-        )
-        print_table(results[name], indexed, "indexed + prototype", "indexed")
+    met = sum(r["p95"] <= TARGET_P95_MS for r in fts)
+    print(f"Target p95 <= {TARGET_P95_MS:.0f} ms: {met} of {len(fts)} queries PASS.")
+    for p in args.prototype:
+        print(f"\nPrototype {p.name}: " + "; ".join(PROTOTYPES[n][1] for n in p.name.split("+")))
+        print("(ratio: fts / prototype)\n")
+        print_table(results[p.name], fts, (f"fts + {p.name}", "fts"))
 
-    print("\nEXPLAIN ANALYZE of the SQL of one request (plan nodes):")
+    print("\nEXPLAIN ANALYZE of the SQL of one request:")
     for i in EXPLAINED:
-        label = describe_query(QUERIES[i][1])
-        print_plans(f"{label}, indexed", indexed[i]["explain"])
-        print_plans(f"{label}, baseline", baseline[i]["explain"])
-    used = sorted(
-        {
-            name
-            for i in EXPLAINED
-            for plan in indexed[i]["explain"].values()
-            for line in plan
-            for name in TRIGRAM_INDEXES
-            if f"on {name}" in line
-        }
-    )
-    print(f"\nTrigram indexes in the indexed plans: {', '.join(used) or 'NONE'}")
-    if args.plans:
-        for i in EXPLAINED:
-            for kind, lines in indexed[i]["explain"].items():
-                print(f"\n{describe_query(QUERIES[i][1])}, indexed, {kind} query:")
-                print("\n".join(lines))
+        print_plans(f"{describe(QUERIES[i][1])}, fts", fts[i]["explain"], args.plans)
+        print_plans(f"{describe(QUERIES[i][1])}, baseline", baseline[i]["explain"], args.plans)
+    used = [
+        f"{QUERIES[i][0]} {kind}"
+        for i in EXPLAINED
+        for kind, plan in fts[i]["explain"].items()
+        if f"on {GIN_INDEX}" in "\n".join(plan)
+    ]
+    print(f"\nGIN index {GIN_INDEX} in the fts plans of: {', '.join(used) or 'NONE'}")
 
 
 if __name__ == "__main__":

@@ -1,8 +1,9 @@
 """Card search on PostgreSQL: a tsvector of name and text, kept by a trigger, GIN-indexed.
 
-Replaces the trigram indexes of 0002: word-prefix full-text search counts thousands of matches
-without rechecking rows, which trigram LIKE could not (see docs/performance.md). SQLite keeps
-the column empty and searches with LIKE.
+Replaces the trigram indexes of 0002 with word-prefix full-text search: "heal" finds Healing,
+and one- or two-letter prefixes still use the index (trigrams need three letters). Counting
+broad matches costs about the same either way (see docs/performance.md). SQLite keeps the
+column empty and searches with LIKE.
 """
 
 import django.contrib.postgres.search
