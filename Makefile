@@ -46,6 +46,7 @@ lint: install
 
 bench: install
 	scripts/with-postgres $(BIN)/python bench/card_search.py
+	scripts/with-postgres $(BIN)/python bench/validate_rps.py
 
 clean:
 	rm -rf $(VENV) staticfiles *.egg-info db.sqlite3
