@@ -75,3 +75,22 @@ def test_save_game_is_idempotent(game):
     counts = (game.colours.count(), game.rarities.count(), game.keywords.count())
     services.save_game(definition=definition)
     assert (game.colours.count(), game.rarities.count(), game.keywords.count()) == counts
+
+
+def test_a_game_format_is_checked_against_the_engine_schema_when_saved_from_a_form(game):
+    game.format = [{"rule": "deck_size", "exactly": -1}, {"rule": "no_such_rule"}]
+    with pytest.raises(ValidationError) as error:
+        game.full_clean()
+    assert len(error.value.message_dict["format"]) == 2
+
+
+def test_save_game_refuses_a_bad_format(game):
+    import json
+
+    from tests.conftest import SAMPLE
+
+    definition = json.loads(SAMPLE.read_text())["game"]
+    with pytest.raises(ValueError, match="deck_size"):
+        services.save_game(
+            definition={**definition, "format": [{"rule": "deck_size", "exactly": "ten"}]}
+        )
