@@ -303,6 +303,13 @@ class Card(models.Model):
     def factions(self):
         return [k for k in self.keywords.all() if k.is_faction]
 
+    @property
+    def cost_items(self) -> list[tuple["Colour", int]]:
+        """The faith cost as (colour of the domain, amount), in the game's colour order, from
+        the prefetched colours (no query in lists built with for_listing())."""
+        cost = self.cost or {}
+        return [(c, cost[c.domain]) for c in self.colours.all() if c.domain in cost]
+
     def info(self) -> legality.CardInfo:
         """This card as the rules engine sees it (uses prefetched colours and keywords)."""
         return legality.CardInfo(

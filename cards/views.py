@@ -23,7 +23,6 @@ from .glossary import Glossary, rules_for_card
 from .models import (
     SEARCH_MAX_LENGTH,
     Card,
-    Colour,
     Game,
     GlossaryTerm,
     Keyword,
@@ -69,20 +68,6 @@ def _count_of(model):
 
 def _get_game(slug: str, *prefetch: str) -> Game:
     return get_object_or_404(Game.objects.prefetch_related(*prefetch), slug=slug)
-
-
-def _cost_items(card: Card, domains: dict[str, Colour]) -> list[tuple[Colour, int]]:
-    """The card's faith cost as (colour of the domain, amount), in the game's domain order."""
-    cost = card.cost or {}
-    return [(colour, cost[domain]) for domain, colour in domains.items() if domain in cost]
-
-
-def _with_costs(cards, domains):
-    """Attach `cost_items` to each card of a list, for templates (no queries)."""
-    cards = list(cards)
-    for card in cards:
-        card.cost_items = _cost_items(card, domains)
-    return cards
 
 
 def _paginate(request, queryset):
@@ -134,7 +119,6 @@ def card_list(request, game):
     valid = filterset.is_valid()
     if valid:
         page, cards = _paginate(request, filterset.qs)
-        cards = _with_costs(cards, game.domains())
     else:
         page, cards = None, []
     context = {
@@ -158,7 +142,6 @@ def card_list(request, game):
 def card_detail(request, game, slug):
     game = _get_game(game)
     card = get_object_or_404(Card.objects.filter(game=game).for_listing(), slug=slug)
-    card.cost_items = _cost_items(card, game.domains())
     leaders = Leader.objects.filter(game=game).prefetch_related("colours", "keywords")
     glossary = Glossary.for_game(game)
     rulings = list(card.rulings.all())
@@ -196,7 +179,6 @@ def leader_detail(request, game, slug):
         Leader.objects.filter(game=game).prefetch_related("colours", "keywords"), slug=slug
     )
     page, cards = _paginate(request, Card.objects.usable_by(leader).for_listing())
-    cards = _with_costs(cards, game.domains())
     return render(
         request,
         "cards/leader_detail.html",

@@ -63,18 +63,9 @@ def _paginate(request, items, per_page):
     return page
 
 
-def _cost_items(card: Card) -> list:
-    """The card's cost as (colour of the domain, amount), from its prefetched colours."""
-    cost = card.cost or {}
-    return [(colour, cost[colour.domain]) for colour in card.colours.all() if colour.domain in cost]
-
-
 def _entries_for_page(deck: Deck) -> list[DeckCard]:
     """The deck's entries with card, rarity and colours: 2 queries whatever the deck size."""
-    entries = list(deck.entries.select_related("card__rarity").prefetch_related("card__colours"))
-    for entry in entries:
-        entry.card.cost_items = _cost_items(entry.card)
-    return entries
+    return list(deck.entries.select_related("card__rarity").prefetch_related("card__colours"))
 
 
 def deck_stats(entries, game: Game) -> list[dict]:
@@ -159,7 +150,6 @@ def _card_rows(cards, *, deck: Deck, entries, leader: Leader | None, fmt) -> lis
     leader_info = leader.info() if leader else None
     cards = list(cards)
     for card in cards:
-        card.cost_items = _cost_items(card)
         card.in_deck = counts.get(card.pk, 0)
         card.limit = legality.copy_limit(fmt, card.rarity.slug)
         card.unusable = (
