@@ -16,7 +16,21 @@ from django.urls import path, reverse
 from django.utils.safestring import mark_safe
 
 from . import importers, rules
-from .models import Card, Colour, Game, GlossaryTerm, Keyword, Leader, Rarity, RuleSection, Ruling
+from .models import (
+    Card,
+    CardType,
+    Colour,
+    Format,
+    Game,
+    GlossaryTerm,
+    Keyword,
+    Leader,
+    Loyalty,
+    Rarity,
+    RuleSection,
+    Ruling,
+    Stat,
+)
 
 
 class StaffCuratorMixin:
@@ -83,13 +97,68 @@ class RarityInline(StaffCuratorMixin, admin.TabularInline):
     fields = ["position", "slug", "name", "symbol"]
 
 
+class CardTypeInline(StaffCuratorMixin, admin.TabularInline):
+    model = CardType
+    extra = 0
+    fields = ["position", "slug", "name"]
+
+
+class StatInline(StaffCuratorMixin, admin.TabularInline):
+    model = Stat
+    extra = 0
+    fields = ["position", "slug", "name"]
+
+
+class FormatInline(StaffCuratorMixin, admin.TabularInline):
+    """The game's formats at a glance; their sections and rules are edited on their own page."""
+
+    model = Format
+    extra = 0
+    fields = ["position", "slug", "name", "is_default"]
+    show_change_link = True
+
+
 @admin.register(Game)
 class GameAdmin(StaffCuratorMixin, admin.ModelAdmin):
-    list_display = ["name", "slug", "is_sample"]
+    list_display = ["name", "slug", "leader_label", "is_sample"]
     list_filter = ["is_sample"]
     search_fields = ["name", "slug", "description"]
     prepopulated_fields = {"slug": ["name"]}
-    inlines = [ColourInline, RarityInline]
+    fieldsets = [
+        (None, {"fields": ["name", "slug", "description", "is_sample"]}),
+        (
+            "Vocabulary: what the game calls things (pages show these words)",
+            {
+                "fields": [
+                    ("leader_label", "leaders_label"),
+                    ("card_label", "cards_label"),
+                    "cost_label",
+                    ("colour_label", "domain_label"),
+                    "generic_cost_label",
+                    "colours_from_cost",
+                    "condition_label",
+                ]
+            },
+        ),
+    ]
+    inlines = [FormatInline, CardTypeInline, ColourInline, RarityInline, StatInline]
+
+
+@admin.register(Format)
+class FormatAdmin(StaffCuratorMixin, admin.ModelAdmin):
+    """A format's sections, rules and ban list as JSON, checked against the rules engine's
+    schema on save (Format.clean): a bad rule is refused with the reason, nothing is saved."""
+
+    list_display = ["name", "game", "slug", "is_default", "position"]
+    list_filter = ["game"]
+    list_select_related = ["game"]
+    search_fields = ["name", "slug", "notes"]
+    prepopulated_fields = {"slug": ["name"]}
+    fields = ["game", "name", "slug", "is_default", "position", "sections", "rules", "banlist"]
+    fields += ["notes"]
+
+    def get_readonly_fields(self, request, obj=None):
+        return ["game"] if obj else []
 
 
 @admin.register(Keyword)
@@ -130,7 +199,11 @@ class GameScopedForm(forms.ModelForm):
 
 
 class CardAdminForm(GameScopedForm):
-    """Cost is checked by Card.clean (cards.models.validate_cost) and stored normalised."""
+    """Cost and stats are checked by Card.clean against the game's vocabulary and stored
+    normalised. Colours are chosen here only where the game does not derive them from the
+    cost; elsewhere the cost decides (see Card.save)."""
+
+    game_scoped = ("keywords", "colours")
 
     class Meta:
         model = Card
@@ -138,9 +211,14 @@ class CardAdminForm(GameScopedForm):
             "game",
             "name",
             "slug",
+            "type",
             "rarity",
             "keywords",
             "cost",
+            "colours",
+            "stats",
+            "loyalty_faction",
+            "loyalty_points",
             "condition",
             "text",
             "flavour",
@@ -148,6 +226,14 @@ class CardAdminForm(GameScopedForm):
             "makes_attack",
             "image",
         ]
+
+
+    def clean(self):
+        cleaned = super().clean()
+        game = cleaned.get("game")
+        if game is not None and game.colours_from_cost:
+            cleaned.pop("colours", None)  # derived on save: do not overwrite with the form's
+        return cleaned
 
 
 class LeaderAdminForm(GameScopedForm):
@@ -187,15 +273,31 @@ class CardAdmin(StaffCuratorMixin, admin.ModelAdmin):
         "faction_display",
         "makes_attack",
     ]
-    list_select_related = ["game", "rarity"]
-    list_filter = ["game", "colours", "rarity", FactionListFilter, "makes_attack"]
+    list_select_related = ["game", "rarity", "type"]
+    list_filter = ["game", "type", "colours", "rarity", FactionListFilter, "makes_attack"]
     search_fields = ["name", "text"]
     autocomplete_fields = ["keywords"]
     prepopulated_fields = {"slug": ["name"]}
     readonly_fields = ["colour_display", "total_cost", "created", "updated"]
     fieldsets = [
-        (None, {"fields": ["game", "name", "slug", "rarity", "keywords"]}),
-        ("Faith cost", {"fields": ["cost", "colour_display", "total_cost"]}),
+        (None, {"fields": ["game", "name", "slug", "type", "rarity", "keywords"]}),
+        (
+            "Cost and colours",
+            {
+                "fields": ["cost", "colours", "colour_display", "total_cost"],
+                "description": 'Cost per domain, e.g. {"life": 2}, with "generic" for a generic '
+                "amount. Colours: chosen here only in games that do not derive them from the "
+                "cost.",
+            },
+        ),
+        (
+            "Stats and loyalty",
+            {
+                "fields": ["stats", ("loyalty_faction", "loyalty_points")],
+                "description": 'Stats the game defines, e.g. {"atk": 600}. Loyalty: the faction '
+                "and the points (1-3) a hero needs in it.",
+            },
+        ),
         ("Text", {"fields": ["condition", "text", "flavour", "effect_source", "makes_attack"]}),
         (None, {"fields": ["image", "created", "updated"]}),
     ]
@@ -208,7 +310,7 @@ class CardAdmin(StaffCuratorMixin, admin.ModelAdmin):
 
     @admin.display(description="cost")
     def cost_display(self, card):
-        return importers.format_cost(card.cost) or "—"
+        return importers.format_pairs(card.cost) or "—"
 
     @admin.display(description="colours")
     def colour_display(self, card):
@@ -288,9 +390,21 @@ class CardAdmin(StaffCuratorMixin, admin.ModelAdmin):
         return response
 
 
+class LoyaltyInline(StaffCuratorMixin, admin.TabularInline):
+    model = Loyalty
+    extra = 0
+    fields = ["faction", "points"]
+
+    def formfield_for_foreignkey(self, db_field, request, **kwargs):
+        if db_field.name == "faction":
+            kwargs["queryset"] = Keyword.objects.filter(is_faction=True).select_related("game")
+        return super().formfield_for_foreignkey(db_field, request, **kwargs)
+
+
 @admin.register(Leader)
 class LeaderAdmin(StaffCuratorMixin, admin.ModelAdmin):
     form = LeaderAdminForm
+    inlines = [LoyaltyInline]
     list_display = ["name", "game", "colour_display", "faction_display"]
     list_select_related = ["game"]
     list_filter = ["game", "colours", FactionListFilter]
@@ -352,6 +466,7 @@ class ImportForm(forms.Form):
             leaders=data.leaders,
             errors=data.errors,
             dry_run=self.cleaned_data["dry_run"],
+            definition=data.definition,
         )
 
 

@@ -1,12 +1,15 @@
 """REST API of the reference data: games, cards, leaders (read: anyone; write: staff), and the
 rules reference: the tree of sections, one section, search and the glossary (read: anyone)."""
 
+from django.core.exceptions import ValidationError
+from django.db.models import Q
 from django.db.models.functions import Lower
 from django.http import Http404
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
 from django.utils.functional import cached_property
 from django.utils.text import slugify
+from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
     OpenApiParameter,
     extend_schema,
@@ -22,7 +25,9 @@ from .filters import CardFilter
 from .models import (
     SEARCH_MAX_LENGTH,
     Card,
+    CardType,
     Colour,
+    Format,
     Game,
     GlossaryTerm,
     Leader,
@@ -31,6 +36,7 @@ from .models import (
     as_tree,
     snippet,
     validate_cost,
+    validate_stats,
 )
 
 
@@ -53,9 +59,47 @@ class RaritySerializer(serializers.ModelSerializer):
         fields = ["slug", "name", "symbol"]
 
 
+class TermSerializer(serializers.Serializer):
+    slug = serializers.SlugField()
+    name = serializers.CharField()
+
+
+class SectionSerializer(TermSerializer):
+    """A deck section of a format."""
+
+
+class FormatSummarySerializer(serializers.ModelSerializer):
+    default = serializers.BooleanField(source="is_default")
+    sections = SectionSerializer(many=True)
+    url = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Format
+        fields = ["slug", "name", "default", "sections", "url"]
+
+    def get_url(self, fmt) -> str:
+        return self.context["request"].build_absolute_uri(
+            reverse("format-detail", kwargs={"game": fmt.game.slug, "slug": fmt.slug})
+        )
+
+
+class FormatSerializer(FormatSummarySerializer):
+    """A format as data: its sections, rules in order and ban list."""
+
+    rules = serializers.ListField(child=serializers.DictField())
+    banlist = serializers.DictField(child=serializers.IntegerField())
+
+    class Meta(FormatSummarySerializer.Meta):
+        fields = [*FormatSummarySerializer.Meta.fields, "rules", "banlist", "notes"]
+
+
 class GameSerializer(serializers.ModelSerializer):
+    leader_label = serializers.SerializerMethodField()
     colours = ColourSerializer(many=True, read_only=True)
     rarities = RaritySerializer(many=True, read_only=True)
+    card_types = TermSerializer(many=True, read_only=True)
+    stats = TermSerializer(many=True, read_only=True)
+    formats = serializers.SerializerMethodField()
     factions = serializers.SerializerMethodField()
     url = serializers.SerializerMethodField()
 
@@ -66,17 +110,45 @@ class GameSerializer(serializers.ModelSerializer):
             "name",
             "description",
             "is_sample",
+            "leader_label",
+            "leaders_label",
+            "card_label",
+            "cards_label",
+            "cost_label",
+            "colour_label",
+            "domain_label",
+            "generic_cost_label",
+            "colours_from_cost",
+            "card_types",
             "colours",
             "rarities",
+            "stats",
             "factions",
+            "formats",
             "url",
         ]
+
+    def get_leader_label(self, game) -> str | None:
+        return game.leader_label or None
+
+    @extend_schema_field(FormatSummarySerializer(many=True))
+    def get_formats(self, game) -> list[dict]:
+        formats = list(game.formats.all())
+        for fmt in formats:
+            fmt.game = game
+        return FormatSummarySerializer(formats, many=True, context=self.context).data
 
     def get_factions(self, game) -> list[str]:
         return [k.name for k in game.keywords.all() if k.is_faction]
 
     def get_url(self, game) -> str:
         return self.context["request"].build_absolute_uri(game.get_absolute_url())
+
+    def to_representation(self, game):
+        data = super().to_representation(game)
+        data["leaders_label"] = game.leaders_name or None
+        data["cards_label"] = game.cards_name
+        return data
 
 
 class KeywordNamesField(serializers.ListField):
@@ -123,26 +195,106 @@ class GameScopedSerializer(serializers.ModelSerializer):
         return attrs
 
 
+@extend_schema_field(OpenApiTypes.STR)
+class FactionField(serializers.Field):
+    """A faction keyword of the serializer's game, by name or slug (any case)."""
+
+    def to_representation(self, value):
+        return str(value)
+
+    def to_internal_value(self, data):
+        if not isinstance(data, str) or not data.strip() or len(data) > 60:
+            raise serializers.ValidationError("A faction's name.")
+        value = data.strip()
+        game = self.root.game
+        faction = (
+            game.keywords.filter(is_faction=True)
+            .filter(Q(name__iexact=value) | Q(slug__iexact=value))
+            .first()
+        )
+        if faction is None:
+            raise serializers.ValidationError(f"No faction {value!r} in {game.name}.")
+        return faction
+
+
+class CardLoyaltySerializer(serializers.Serializer):
+    """{"faction": "Loyalists", "points": 2}: the hero's loyalty the card needs."""
+
+    faction = FactionField()
+    points = serializers.IntegerField(min_value=1, max_value=3)
+
+    @property
+    def game(self):
+        return self.root.game
+
+
+class LeaderLoyaltyField(serializers.DictField):
+    """{"Loyalists": 3, "Knalgans": 1}: a leader's loyalty points (1-3) per faction."""
+
+    child = serializers.IntegerField(min_value=1, max_value=3)
+
+    def to_internal_value(self, data):
+        points = super().to_internal_value(data)
+        field = FactionField()
+        field.bind("faction", self.parent)
+        loyalty, errors = {}, []
+        for name, n in points.items():
+            try:
+                loyalty[field.to_internal_value(name)] = n
+            except serializers.ValidationError as e:
+                errors += e.detail
+        if errors:
+            raise serializers.ValidationError(errors)
+        return loyalty
+
+
+class StatsField(serializers.JSONField):
+    def to_internal_value(self, data):
+        try:
+            return validate_stats(self.parent.game, super().to_internal_value(data))
+        except ValidationError as e:
+            raise serializers.ValidationError(e.messages) from None
+
+
 class CardSerializer(GameScopedSerializer):
+    type = serializers.SlugRelatedField(
+        slug_field="slug",
+        queryset=CardType.objects.none(),
+        required=False,
+        error_messages={"does_not_exist": "Unknown card type {value!r} in this game."},
+    )
     rarity = serializers.SlugRelatedField(
         slug_field="slug",
         queryset=Rarity.objects.none(),
+        required=False,
+        allow_null=True,
         error_messages={"does_not_exist": "Unknown rarity {value!r} in this game."},
     )
     cost = serializers.JSONField(required=False)
-    colours = serializers.SlugRelatedField(slug_field="slug", many=True, read_only=True)
+    colours = serializers.SlugRelatedField(
+        slug_field="slug",
+        many=True,
+        queryset=Colour.objects.none(),
+        required=False,
+        error_messages={"does_not_exist": "Unknown colour {value!r} in this game."},
+    )
+    stats = StatsField(required=False)
+    loyalty = CardLoyaltySerializer(required=False, allow_null=True)
 
     class Meta:
         model = Card
         fields = [
             "slug",
             "name",
+            "type",
             "rarity",
             "cost",
             "colours",
             "total_cost",
+            "stats",
             "keywords",
             "factions",
+            "loyalty",
             "condition",
             "text",
             "flavour",
@@ -155,22 +307,49 @@ class CardSerializer(GameScopedSerializer):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        if "game" in self.context:
-            self.fields["rarity"].queryset = Rarity.objects.filter(game=self.context["game"])
+        game = self.context.get("game")
+        if game is not None:
+            self.fields["type"].queryset = CardType.objects.filter(game=game)
+            self.fields["rarity"].queryset = Rarity.objects.filter(game=game)
+            self.fields["colours"].child_relation.queryset = Colour.objects.filter(game=game)
 
     def validate_cost(self, value):
         try:
             return validate_cost(self.game, value)
-        except Exception as e:  # django ValidationError -> DRF field error
-            raise serializers.ValidationError(getattr(e, "messages", [str(e)])) from None
+        except ValidationError as e:  # django ValidationError -> DRF field error
+            raise serializers.ValidationError(e.messages) from None
+
+    def validate_colours(self, colours):
+        if self.game.colours_from_cost:
+            label = (self.game.colour_label or "colour").lower()
+            raise serializers.ValidationError(
+                f"A card's {label}s come from its cost: leave this field out."
+            )
+        return colours
+
+    def validate(self, attrs):
+        attrs = super().validate(attrs)
+        game, creating = self.game, self.instance is None
+        if creating and "type" not in attrs:
+            types = list(game.card_types.all()[:2])
+            if len(types) != 1:  # a game with one card type: that one (Card.save)
+                raise serializers.ValidationError({"type": ["This field is required."]})
+        if creating and attrs.get("rarity") is None and game.rarities.exists():
+            raise serializers.ValidationError({"rarity": ["This field is required."]})
+        return attrs
 
     def save(self, **kwargs):
         data = dict(self.validated_data)
         keywords = data.pop("keywords", None)
         if keywords is None:
             keywords = [k.name for k in self.instance.keywords.all()] if self.instance else []
+        colours = data.pop("colours", None)
+        if "loyalty" in data:
+            loyalty = data.pop("loyalty") or {}
+            data["loyalty_faction"] = loyalty.get("faction")
+            data["loyalty_points"] = loyalty.get("points")
         self.instance = services.save_card(
-            game=self.game, fields=data, keywords=keywords, card=self.instance
+            game=self.game, fields=data, keywords=keywords, colours=colours, card=self.instance
         )
         return self.instance
 
@@ -183,10 +362,21 @@ class LeaderSerializer(GameScopedSerializer):
         required=False,
         error_messages={"does_not_exist": "Unknown colour {value!r} in this game."},
     )
+    loyalty = LeaderLoyaltyField(required=False)
 
     class Meta:
         model = Leader
-        fields = ["slug", "name", "colours", "keywords", "factions", "text", "image", "url"]
+        fields = [
+            "slug",
+            "name",
+            "colours",
+            "keywords",
+            "factions",
+            "loyalty",
+            "text",
+            "image",
+            "url",
+        ]
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -195,30 +385,56 @@ class LeaderSerializer(GameScopedSerializer):
                 game=self.context["game"]
             )
 
+    def validate(self, attrs):
+        if not self.game.has_leaders:
+            raise serializers.ValidationError(f"{self.game.name} has no leaders.")
+        return super().validate(attrs)
+
     def save(self, **kwargs):
         data = dict(self.validated_data)
         keywords = data.pop("keywords", None)
         colours = data.pop("colours", None)
+        loyalty = data.pop("loyalty", None)
         if self.instance:
-            keywords = (
-                keywords if keywords is not None else [k.name for k in self.instance.keywords.all()]
-            )
-            colours = colours if colours is not None else list(self.instance.colours.all())
+            if keywords is None:
+                keywords = [k.name for k in self.instance.keywords.all()]
+            if colours is None:
+                colours = list(self.instance.colours.all())
         self.instance = services.save_leader(
             game=self.game,
             fields=data,
             colours=colours or [],
             keywords=keywords or [],
+            loyalty=loyalty,
             leader=self.instance,
         )
         return self.instance
 
 
 class GameViewSet(viewsets.ReadOnlyModelViewSet):
-    queryset = Game.objects.prefetch_related("colours", "rarities", "keywords")
+    queryset = Game.objects.prefetch_related(
+        "colours", "rarities", "keywords", "card_types", "stats", "formats"
+    )
     serializer_class = GameSerializer
     lookup_field = "slug"
     lookup_url_kwarg = "game"
+
+
+class FormatViewSet(viewsets.ReadOnlyModelViewSet):
+    """A game's formats as data: deck sections, rules in order, ban list."""
+
+    serializer_class = FormatSerializer
+    lookup_field = "slug"
+    lookup_url_kwarg = "format"
+    lookup_value_regex = "[-a-zA-Z0-9_]+"
+    queryset = Format.objects.none()
+    filter_backends = []
+
+    def get_queryset(self):
+        if getattr(self, "swagger_fake_view", False):
+            return self.queryset
+        game = get_object_or_404(Game, slug=self.kwargs["game"])
+        return Format.objects.filter(game=game).select_related("game")
 
 
 class GameScopedViewSet(viewsets.ModelViewSet):
@@ -229,7 +445,8 @@ class GameScopedViewSet(viewsets.ModelViewSet):
     @cached_property
     def game(self) -> Game:
         return get_object_or_404(
-            Game.objects.prefetch_related("colours", "rarities"), slug=self.kwargs["game"]
+            Game.objects.prefetch_related("colours", "rarities", "card_types", "stats", "formats"),
+            slug=self.kwargs["game"],
         )
 
     def get_serializer_context(self):
@@ -260,7 +477,7 @@ class LeaderViewSet(GameScopedViewSet):
         return (
             Leader.objects.filter(game=self.game)
             .select_related("game")
-            .prefetch_related("colours", "keywords")
+            .prefetch_related("colours", "keywords", "loyalties__faction")
         )
 
 

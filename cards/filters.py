@@ -2,7 +2,7 @@
 
 import django_filters
 from django import forms
-from django.db.models import Q
+from django.db.models import F, Q
 from django_filters.rest_framework import DjangoFilterBackend
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
@@ -18,11 +18,22 @@ SORTS = {
     "-cost": ("-total_cost", "Cost, high first"),
     "rarity": ("rarity__position", "Rarity, common first"),
     "-rarity": ("-rarity__position", "Rarity, rare first"),
+    "type": ("type__position", "Type"),
 }
 
 
+def stat_sorts(game: Game) -> dict[str, tuple]:
+    """Sorting by each stat of the game, cards without it last: {key: (ordering, label)}."""
+    sorts = {}
+    for stat in game.stats.all():
+        value = F(f"stats__{stat.slug}")
+        sorts[stat.slug] = (value.asc(nulls_last=True), f"{stat.name}, low first")
+        sorts[f"-{stat.slug}"] = (value.desc(nulls_last=True), f"{stat.name}, high first")
+    return sorts
+
+
 class SlugOrNameChoiceField(forms.CharField):
-    """A keyword given by slug ("priory-of-hope") or by name ("Priory of Hope")."""
+    """A keyword given by slug ("priory-of-hope") or by name ("Priory of Hope"), any case."""
 
     def __init__(self, *args, queryset=None, **kwargs):
         self.queryset = queryset
@@ -32,7 +43,7 @@ class SlugOrNameChoiceField(forms.CharField):
         value = super().clean(value)
         if not value:
             return None
-        found = self.queryset.filter(Q(slug=value) | Q(name__iexact=value)).first()
+        found = self.queryset.filter(Q(slug__iexact=value) | Q(name__iexact=value)).first()
         if found is None:
             raise forms.ValidationError(f"Unknown value {value!r}.")
         return found
@@ -46,9 +57,15 @@ class SlugOrNameFilter(django_filters.Filter):
 class CardFilter(django_filters.FilterSet):
     """Filters of one game's card list; choices come from that game's vocabulary."""
 
-    q = django_filters.CharFilter(method="filter_q", label="Search name and text")
+    q = django_filters.CharFilter(method="filter_q", label="Search")
     colour = django_filters.MultipleChoiceFilter(
         method="filter_colour", label="Colour", widget=forms.CheckboxSelectMultiple
+    )
+    type = django_filters.MultipleChoiceFilter(
+        field_name="type__slug",
+        label="Type",
+        widget=forms.CheckboxSelectMultiple,
+        distinct=False,
     )
     rarity = django_filters.MultipleChoiceFilter(
         field_name="rarity__slug",
@@ -59,6 +76,9 @@ class CardFilter(django_filters.FilterSet):
     faction = SlugOrNameFilter(method="filter_keyword", label="Faction")
     keyword = SlugOrNameFilter(method="filter_keyword", label="Keyword")
     leader = SlugOrNameFilter(method="filter_leader", label="Usable by leader")
+    format = django_filters.ChoiceFilter(
+        method="filter_format", label="Format of the leader filter (default: the game's)"
+    )
     cost_min = django_filters.NumberFilter(field_name="total_cost", lookup_expr="gte", min_value=0)
     cost_max = django_filters.NumberFilter(field_name="total_cost", lookup_expr="lte", min_value=0)
     sort = django_filters.ChoiceFilter(
@@ -75,6 +95,23 @@ class CardFilter(django_filters.FilterSet):
     def __init__(self, data=None, queryset=None, *, game: Game, **kwargs):
         super().__init__(data, queryset, **kwargs)
         self.game = game
+        self.sorts = {**SORTS, **stat_sorts(game)}
+        self.filters["sort"].extra["choices"] = [(k, label) for k, (_, label) in self.sorts.items()]
+        self.filters["type"].extra["choices"] = [(t.slug, t.name) for t in game.card_types.all()]
+        self.filters["format"].extra["choices"] = [(f.slug, f.name) for f in game.formats.all()]
+        # Labels in the game's words (error summaries name the fields by them).
+        self.filters["colour"].label = game.colour_label or "Colour"
+        self.filters["leader"].label = f"Usable by {(game.leader_label or 'leader').lower()}"
+        self.filters["cost_min"].label = f"{game.cost_label} from"
+        self.filters["cost_max"].label = f"{game.cost_label} to"
+        for stat in game.stats.all():  # a range per stat: atk_min / atk_max
+            for end, lookup in (("min", "gte"), ("max", "lte")):
+                self.filters[f"{stat.slug}_{end}"] = django_filters.NumberFilter(
+                    field_name=f"stats__{stat.slug}",
+                    lookup_expr=lookup,
+                    label=f"{stat.name} {'from' if end == 'min' else 'to'}",
+                    min_value=0,
+                )
         colours = list(game.colours.all())
         self.filters["colour"].extra["choices"] = [
             (c.slug, f"{c.symbol} {c.name}") for c in colours
@@ -98,20 +135,36 @@ class CardFilter(django_filters.FilterSet):
         return queryset.with_keyword(value) if value else queryset
 
     def filter_leader(self, queryset, name, value):
-        return queryset.usable_by(value) if value else queryset
+        if not value:
+            return queryset
+        slug = self.form.cleaned_data.get("format")
+        formats = list(self.game.formats.all())
+        fmt = next((f for f in formats if f.slug == slug), None) or self.game.default_format()
+        return queryset.usable_by(value, fmt)
+
+    def filter_format(self, queryset, name, value: str):
+        return queryset  # read by filter_leader
 
     def filter_sort(self, queryset, name, value):
-        return queryset.order_by(SORTS[value][0], "name") if value else queryset
+        return queryset.order_by(self.sorts[value][0], "name") if value else queryset
 
-    def form_options(
-        self, keys=("q", "colour", "rarity", "faction", "keyword", "leader", "cost_min", "cost_max")
-    ) -> dict:
+    def form_options(self, exclude=()) -> dict:
         """What a filter form shows (templates/partials/card_filters.html): the choices with
-        this request's picks, and how many of the filters `keys` are in use."""
+        this request's picks, and how many of the filters (but `exclude`) are in use."""
         data = self.data
         chosen_colours, chosen_rarities = set(data.getlist("colour")), set(data.getlist("rarity"))
+        chosen_types = set(data.getlist("type"))
         keywords = list(Keyword.objects.filter(game=self.game))
+        keys = [k for k in self.filters if k not in ("sort", "format", *exclude)]
         return {
+            "type_options": [
+                {"value": t.slug, "type": t, "checked": t.slug in chosen_types}
+                for t in self.game.card_types.all()
+            ],
+            "stat_fields": [
+                (stat, self.form[f"{stat.slug}_min"], self.form[f"{stat.slug}_max"])
+                for stat in self.game.stats.all()
+            ],
             "colour_options": [
                 {"value": c.slug, "colour": c, "checked": c.slug in chosen_colours}
                 for c in self.game.colours.all()

@@ -17,14 +17,18 @@ The API write shape, one file per game::
     {"game": "card-of-gods",
      "leaders": [{"slug": "richard", "name": "Richard", "colours": ["yellow"],
                   "keywords": ["Engeln", "Knight"], "text": "", "image": ""}],
-     "cards": [{"slug": "healing", "name": "Healing", "rarity": "uncommon",
-                "cost": {"life": 2}, "keywords": [], "condition": "", "text": "...",
-                "flavour": "", "effect_source": "", "makes_attack": false, "image": ""}]}
+     "cards": [{"slug": "healing", "name": "Healing", "type": "god-card",
+                "rarity": "uncommon", "cost": {"life": 2}, "keywords": [], "condition": "",
+                "text": "...", "flavour": "", "effect_source": "", "makes_attack": false,
+                "image": ""}]}
 
-`slug` is optional. `"game"` may also be a full game definition (as in cards/sample/*.json), of
-which only the slug is used here. The read-only fields of API responses (`url`, `factions`,
-`total_cost`, a card's `colours`) are ignored; any other unknown field is a row error. Rows are
-numbered from 1 within `leaders` and within `cards`.
+Cards may also carry `stats` ({"atk": 600}), `loyalty` ({"faction": "Loyalists", "points": 2})
+and, in a game whose colours are not derived from the cost, `colours`; leaders may carry
+`loyalty` ({"Loyalists": 3}). `slug` is optional. `"game"` may also be a full game definition
+(as in cards/sample/*.json), of which only the slug is used here. The read-only fields of API
+responses (`url`, `factions`, `total_cost`, a card's `colours` where the cost decides them) are
+ignored; any other unknown field is a row error. Rows are numbered from 1 within `leaders` and
+within `cards`.
 
 CSV
 ---
@@ -37,12 +41,16 @@ type           `card` or `leader`
 game           optional: the game's slug; every non-empty cell must name the same game
 slug           optional: made from the name when empty
 name           the card's or leader's name
+card_type      card: card type slug, e.g. `resonator` (optional in a game with one type)
 rarity         card: rarity slug, e.g. `common`
-cost           card: `domain:amount` pairs separated by spaces, e.g. `life:2 death:1`;
-               empty for a card that costs nothing
-colours        leader: matching colour slugs separated by `|`, e.g. `black|yellow`
-               (a card's colours come from its cost: leave empty on card rows)
+cost           card: `domain:amount` pairs separated by spaces, e.g. `life:2 death:1` or
+               `fire:1 generic:2`; empty for a card that costs nothing
+colours        colour slugs separated by `|`, e.g. `black|yellow`: a leader's matching
+               colours; a card's colours only where the game does not derive them from the cost
+stats          card: `stat:value` pairs separated by spaces, e.g. `atk:600 def:400`
 keywords       keyword names separated by `|`, e.g. `Keld|Plant`
+loyalty        `Faction:points`: a card's requirement (`Loyalists:2`), or a leader's points
+               per faction separated by `|` (`Loyalists:3|Knalgans:1`)
 condition      card: condition for playing
 text           effect text (card) or rules text (leader)
 flavour        card: flavour text
@@ -64,21 +72,29 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 
+from django.core.exceptions import FieldError, ValidationError
 from django.db import IntegrityError, transaction
 from django.utils.text import slugify
 
+from . import services
 from .api import CardSerializer, LeaderSerializer
 from .models import Card, Game, Leader
 
 FORMATS = ("json", "csv")
+# What a bad game definition raises while it is saved (services.save_game).
+DEFINITION_ERRORS = (ValueError, KeyError, TypeError, ValidationError, FieldError, IntegrityError)
 CARD, LEADER = "card", "leader"
 
 CARD_FIELDS = (
     "slug",
     "name",
+    "type",
     "rarity",
     "cost",
+    "colours",
+    "stats",
     "keywords",
+    "loyalty",
     "condition",
     "text",
     "flavour",
@@ -86,21 +102,25 @@ CARD_FIELDS = (
     "makes_attack",
     "image",
 )
-LEADER_FIELDS = ("slug", "name", "colours", "keywords", "text", "image")
+LEADER_FIELDS = ("slug", "name", "colours", "keywords", "loyalty", "text", "image")
 # Read-only fields of the API's responses: accepted in JSON records and ignored.
 READ_ONLY_FIELDS = {
-    CARD: {"url", "factions", "total_cost", "colours"},
+    CARD: {"url", "factions", "total_cost"},
     LEADER: {"url", "factions"},
 }
+# CSV columns; `type` says card or leader, so a card's type is the column `card_type`.
 CSV_COLUMNS = (
     "type",
     "game",
     "slug",
     "name",
+    "card_type",
     "rarity",
     "cost",
     "colours",
+    "stats",
     "keywords",
+    "loyalty",
     "condition",
     "text",
     "flavour",
@@ -137,6 +157,7 @@ class Record:
     data: dict
     errors: list[RowError] = field(default_factory=list)
     duplicate: bool = False  # repeats an earlier record of the file: not validated further
+    csv: bool = False  # read from a CSV cell rather than a JSON record
 
     def error(self, field_name: str, message: str) -> None:
         self.errors.append(RowError(self.row, field_name, message, self.kind))
@@ -146,6 +167,7 @@ class Record:
 class ImportData:
     fmt: str
     game: str | None = None  # the game slug the file names, if it names one
+    definition: dict | None = None  # the game's vocabulary and formats, if the file has them
     leaders: list[Record] = field(default_factory=list)
     cards: list[Record] = field(default_factory=list)
     errors: list[RowError] = field(default_factory=list)  # rows that are neither card nor leader
@@ -212,12 +234,12 @@ def read_json(text: str) -> ImportData:
     unknown = set(document) - {"game", "leaders", "cards"}
     if unknown:
         raise ImportFileError(f"Unknown top-level key(s): {', '.join(sorted(unknown))}.")
-    game = document.get("game")
+    game, definition = document.get("game"), None
     if isinstance(game, dict):  # a full game definition, as in cards/sample/*.json
-        game = game.get("slug")
+        game, definition = game.get("slug"), game
     if game is not None and not isinstance(game, str):
-        raise ImportFileError('"game" must be the game\'s slug.')
-    data = ImportData(fmt="json", game=game or None)
+        raise ImportFileError('"game" must be the game\'s slug or its definition.')
+    data = ImportData(fmt="json", game=game or None, definition=definition)
     for kind, key in ((LEADER, "leaders"), (CARD, "cards")):
         items = document.get(key, [])
         if not isinstance(items, list):
@@ -300,24 +322,30 @@ def _split(value: str) -> list[str]:
 def _csv_card(line: int, cells: dict) -> Record:
     record = Record(CARD, line, {})
     for name in CARD_FIELDS:
-        if name not in cells:
+        column = "card_type" if name == "type" else name
+        if column not in cells:
             continue
-        value = cells[name]
-        if name == "slug" and not value:
+        value = cells[column]
+        if name in ("slug", "type", "colours", "loyalty") and not value:
+            continue  # left empty: made from the name / the game's one type / none
+        try:
+            if name in ("keywords", "colours"):
+                value = _split(value)
+            elif name == "makes_attack":
+                value = value.lower() or "false"
+            elif name in ("cost", "stats"):
+                value = parse_pairs(value, what=name)
+            elif name == "loyalty":
+                value = _loyalty(value)
+                [(faction, points)] = value.items() if len(value) == 1 else [(None, None)]
+                if faction is None:
+                    raise ValueError("Give one faction and its points, e.g. Loyalists:2.")
+                value = {"faction": faction, "points": points}
+        except ValueError as e:
+            record.error(name, str(e))
             continue
-        if name == "keywords":
-            value = _split(value)
-        elif name == "makes_attack":
-            value = value.lower() or "false"
-        elif name == "cost":
-            try:
-                value = parse_cost(value)
-            except ValueError as e:
-                record.error("cost", str(e))
-                continue
         record.data[name] = value
-    if cells.get("colours"):
-        record.error("colours", "A card's colours come from its cost: leave this cell empty.")
+    record.csv = True
     return record
 
 
@@ -326,32 +354,53 @@ def _csv_leader(line: int, cells: dict) -> Record:
     for name in LEADER_FIELDS:
         if name in cells and (cells[name] or name != "slug"):
             value = cells[name]
-            record.data[name] = _split(value) if name in ("colours", "keywords") else value
+            if name in ("colours", "keywords"):
+                value = _split(value)
+            elif name == "loyalty":
+                try:
+                    value = _loyalty(value)
+                except ValueError as e:
+                    record.error(name, str(e))
+                    continue
+            record.data[name] = value
     for name in set(CARD_FIELDS) - set(LEADER_FIELDS):
-        if cells.get(name):
+        column = "card_type" if name == "type" else name
+        if cells.get(column):
             record.error(name, "Leaders have no such field: leave this cell empty.")
     return record
 
 
-def parse_cost(value: str) -> dict:
+def _loyalty(value: str) -> dict:
+    """`"Loyalists:3|Knalgans:1"` -> `{"Loyalists": 3, "Knalgans": 1}` (names may have spaces)."""
+    loyalty = {}
+    for part in _split(value):
+        name, _, points = part.rpartition(":")
+        if not name.strip() or not re.fullmatch(r"\d+", points.strip()):
+            raise ValueError(f"Write loyalty as Faction:points, e.g. Loyalists:3 (got {part!r}).")
+        loyalty[name.strip()] = int(points)
+    return loyalty
+
+
+def parse_pairs(value: str, *, what: str = "cost") -> dict:
     """`"life:2 death:1"` -> `{"life": 2, "death": 1}`; amounts that are not whole numbers
     are kept as text, for the card validation to report."""
-    cost = {}
+    pairs = {}
     for pair in value.replace(",", " ").split():
         match = COST_PAIR.match(pair)
         if not match:
+            example = "life:2 death:1" if what == "cost" else "atk:600 def:400"
             raise ValueError(
-                f"Write the cost as domain:amount pairs, e.g. life:2 death:1 (got {pair!r})."
+                f"Write the {what} as key:number pairs, e.g. {example} (got {pair!r})."
             )
-        domain, amount = match["domain"].lower(), match["amount"]
-        if domain in cost:
-            raise ValueError(f"Domain {domain!r} appears twice.")
-        cost[domain] = int(amount) if re.fullmatch(r"-?\d+", amount) else amount
-    return cost
+        key, amount = match["domain"].lower(), match["amount"]
+        if key in pairs:
+            raise ValueError(f"{key!r} appears twice.")
+        pairs[key] = int(amount) if re.fullmatch(r"-?\d+", amount) else amount
+    return pairs
 
 
-def format_cost(cost: dict) -> str:
-    return " ".join(f"{domain}:{amount}" for domain, amount in (cost or {}).items())
+def format_pairs(pairs: dict) -> str:
+    return " ".join(f"{key}:{amount}" for key, amount in (pairs or {}).items())
 
 
 # --- importing ------------------------------------------------------------------------------
@@ -377,8 +426,10 @@ def import_records(
     leaders: Iterable[Record | dict] = (),
     dry_run: bool = False,
     errors: Iterable[RowError] = (),
+    definition: dict | None = None,
 ) -> ImportReport:
-    """Validate and upsert records (plain dicts of the API write shape, or read Records).
+    """Validate and upsert records (plain dicts of the API write shape, or read Records),
+    after the game's `definition` (vocabulary and formats, services.save_game) if given.
 
     All or nothing: with any error (including `errors` found while reading the file), or on a
     dry run, everything is rolled back.
@@ -389,6 +440,11 @@ def import_records(
     for records in (leaders, cards):
         _check_duplicates(records)
     with transaction.atomic():
+        if definition is not None:
+            try:
+                game = services.save_game(definition={**definition, "slug": game.slug})
+            except DEFINITION_ERRORS as e:
+                report.errors.append(RowError(0, "game", f"Bad game definition: {e}"))
         for record in leaders + cards:
             _import_one(game, record, report)
         report.errors.sort(key=lambda e: e.row)
@@ -399,7 +455,7 @@ def import_records(
 
 def _as_record(kind: str, row: int, item: Record | dict) -> Record:
     if isinstance(item, Record):  # a copy: importing twice must not pile up errors
-        return Record(item.kind, item.row, item.data, list(item.errors), item.duplicate)
+        return Record(item.kind, item.row, item.data, list(item.errors), item.duplicate, item.csv)
     return _json_record(kind, row, item)
 
 
@@ -430,6 +486,11 @@ def _import_one(game: Game, record: Record, report: ImportReport) -> None:
         model, serializer_class = Card, CardSerializer
     else:
         model, serializer_class = Leader, LeaderSerializer
+    if record.kind == CARD and game.colours_from_cost and "colours" in record.data:
+        record = Record(**{**record.__dict__, "data": dict(record.data)})
+        if record.csv and record.data["colours"]:
+            record.error("colours", "A card's colours come from its cost: leave this cell empty.")
+        del record.data["colours"]  # as in API responses: read-only here
     instance = model.objects.filter(game=game, slug=_slug_of(record)).first()
     # The serializers need no request as long as nothing reads `.data` (which builds URLs).
     serializer = serializer_class(
@@ -485,6 +546,14 @@ def _is_unchanged(instance, data: dict) -> bool:
         elif name == "colours":
             if {c.pk for c in instance.colours.all()} != {c.pk for c in value}:
                 return False
+        elif name == "loyalty" and isinstance(instance, Card):
+            current = (instance.loyalty_faction_id, instance.loyalty_points)
+            if current != ((value["faction"].pk, value["points"]) if value else (None, None)):
+                return False
+        elif name == "loyalty":
+            current = {row.faction_id: row.points for row in instance.loyalties.all()}
+            if current != {faction.pk: points for faction, points in value.items()}:
+                return False
         elif getattr(instance, name) != value:
             return False
     return True
@@ -501,22 +570,22 @@ def export_game(*, game: Game, fmt: str) -> str:
         _leader_record(leader)
         for leader in (
             Leader.objects.filter(game=game)
-            .prefetch_related("colours", "keywords")
+            .prefetch_related("colours", "keywords", "loyalties__faction")
             .order_by("name")
         )
     ]
-    domains = list(game.domains())
     cards = [
-        _card_record(card, domains)
+        _card_record(card, with_colours=not game.colours_from_cost)
         for card in (
             Card.objects.filter(game=game)
-            .select_related("rarity")
-            .prefetch_related("keywords")
+            .select_related("rarity", "type", "loyalty_faction")
+            .prefetch_related("keywords", "colours")
             .order_by("name")
         )
     ]
     if fmt == "json":
-        document = {"game": game.slug, "leaders": leaders, "cards": cards}
+        definition = services.export_game_definition(game)
+        document = {"game": definition, "leaders": leaders, "cards": cards}
         return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
     out = io.StringIO()
     writer = csv.DictWriter(out, fieldnames=CSV_COLUMNS, lineterminator="\n")
@@ -525,24 +594,29 @@ def export_game(*, game: Game, fmt: str) -> str:
         for record in records:
             row = {**record, "type": kind, "game": game.slug}
             row["keywords"] = LIST_SEPARATOR.join(record["keywords"])
-            if kind == LEADER:
-                row["colours"] = LIST_SEPARATOR.join(record["colours"])
-            else:
-                row["cost"] = format_cost(record["cost"])
+            row["colours"] = LIST_SEPARATOR.join(record.get("colours", []))
+            loyalty = record.get("loyalty")
+            if kind == CARD:
+                row["card_type"] = record["type"]
+                row["cost"] = format_pairs(record["cost"])
+                row["stats"] = format_pairs(record["stats"])
                 row["makes_attack"] = "true" if record["makes_attack"] else "false"
+                loyalty = {loyalty["faction"]: loyalty["points"]} if loyalty else {}
+            row["loyalty"] = LIST_SEPARATOR.join(f"{k}:{v}" for k, v in (loyalty or {}).items())
             writer.writerow(row)
     return out.getvalue()
 
 
-def _card_record(card: Card, domains: list[str]) -> dict:
-    cost = card.cost or {}
-    order = {domain: position for position, domain in enumerate(domains)}
-    return {
+def _card_record(card: Card, *, with_colours: bool) -> dict:
+    record = {
         "slug": card.slug,
         "name": card.name,
-        "rarity": card.rarity.slug,
-        "cost": {d: cost[d] for d in sorted(cost, key=lambda d: order.get(d, len(order)))},
+        "type": card.type.slug,
+        "rarity": card.rarity.slug if card.rarity_id else None,
+        "cost": card.cost or {},
+        "stats": card.stats or {},
         "keywords": [k.name for k in card.keywords.all()],
+        "loyalty": card.loyalty,
         "condition": card.condition,
         "text": card.text,
         "flavour": card.flavour,
@@ -550,6 +624,9 @@ def _card_record(card: Card, domains: list[str]) -> dict:
         "makes_attack": card.makes_attack,
         "image": card.image,
     }
+    if with_colours:
+        record["colours"] = [c.slug for c in card.colours.all()]
+    return record
 
 
 def _leader_record(leader: Leader) -> dict:
@@ -558,6 +635,7 @@ def _leader_record(leader: Leader) -> dict:
         "name": leader.name,
         "colours": [c.slug for c in leader.colours.all()],
         "keywords": [k.name for k in leader.keywords.all()],
+        "loyalty": leader.loyalty,
         "text": leader.text,
         "image": leader.image,
     }

@@ -1,18 +1,29 @@
 """The deck-rules engine: pure Python, no Django.
 
-A game's *format* is data: an ordered list of rule instances, e.g.
+A game's *format* is data: its deck sections and an ordered list of rule instances, e.g.
 
-    [{"rule": "leader_required"},
-     {"rule": "deck_size", "exactly": 10},
-     {"rule": "copy_limit", "by": "rarity", "limits": {"common": 3, "uncommon": 2, "rare": 1}},
-     {"rule": "colour_identity"},
-     {"rule": "faction_gate"}]
+    {"sections": [{"slug": "main", "name": "Deck"}],
+     "rules": [{"rule": "leader_required"},
+               {"rule": "deck_size", "exactly": 10},
+               {"rule": "copy_limit", "by": "rarity", "limits": {"common": 3, "rare": 1}},
+               {"rule": "colour_identity"},
+               {"rule": "faction_gate"}],
+     "banlist": {"omen-of-torn": 0}}
 
-`check(format, leader, cards)` runs every rule over plain data and returns a Report with
-*every* problem found. `validate_format(format)` says what is wrong with a format before it is
-stored. Rules that judge one card against the leader (`colour_identity`, `faction_gate`) are
-subset rules: "the card's X are all among the leader's Y". The database side (cards.models)
-turns the same rule instances into QuerySet filters, so listings and verdicts cannot drift.
+`check(fmt, leader, entries)` runs every rule over plain data (a leader or None, and
+(card, count, section) entries) and returns a Report with *every* problem found, each with its
+code and the deck section it concerns. `validate_format(data)` says what is wrong with a format
+before it is stored.
+
+Rules that judge one card against the leader (`colour_identity`, `faction_gate`,
+`loyalty_gate`) are defined once, as a *requirement* the leader sets (`AllIn`, `SharesOne`,
+`LoyaltyWithin`): the engine asks `requirement.holds(card)`, and the database side
+(cards.models) turns the same requirement into a QuerySet filter, so listings and verdicts
+cannot drift.
+
+In a rule instance, `section` is the number of the rules-reference section it enforces and
+`deck` the deck section it looks at; in a Problem, `section` is the deck section (or None) and
+`ref` the rules-reference number.
 """
 
 from __future__ import annotations
@@ -20,17 +31,24 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 __all__ = [
     "CardInfo",
     "LeaderInfo",
+    "Entry",
+    "Format",
     "Problem",
     "Report",
     "check",
-    "validate_format",
     "card_problems",
-    "SUBSET_RULES",
+    "validate_format",
+    "LEADER_RULES",
+    "RULES",
+    "CODES",
 ]
+
+GENERIC = "generic"  # the cost key of a generic (colourless) amount
 
 
 @dataclass(frozen=True)
@@ -40,6 +58,9 @@ class CardInfo:
     rarity: str = ""
     colours: frozenset[str] = frozenset()
     factions: frozenset[str] = frozenset()
+    type: str = ""
+    keywords: frozenset[str] = frozenset()  # every keyword's name, factions included
+    loyalty: tuple[str, int] | None = None  # (faction, points the leader needs in it)
 
 
 @dataclass(frozen=True)
@@ -48,6 +69,71 @@ class LeaderInfo:
     name: str
     colours: frozenset[str] = frozenset()
     factions: frozenset[str] = frozenset()
+    loyalty: frozenset[tuple[str, int]] = frozenset()  # (faction, points) pairs
+
+
+class Entry(NamedTuple):
+    """Copies of one card in one deck section (None: the format's first section)."""
+
+    card: CardInfo
+    count: int
+    section: str | None = None
+
+
+@dataclass(frozen=True)
+class Section:
+    slug: str
+    name: str
+
+
+@dataclass
+class Format:
+    """A format as the engine uses it; `from_data` reads the stored shape. `type_names` and
+    `leader_label` only make messages read in the game's words."""
+
+    sections: list[Section]
+    rules: list[dict] = field(default_factory=list)
+    banlist: dict[str, int] = field(default_factory=dict)
+    slug: str = ""
+    name: str = ""
+    type_names: dict[str, str] = field(default_factory=dict)
+    leader_label: str = "leader"
+
+    @classmethod
+    def from_data(cls, data: Mapping, *, type_names=None, leader_label: str = "") -> Format:
+        return cls(
+            sections=[Section(s["slug"], s["name"]) for s in data["sections"]],
+            rules=list(data.get("rules", [])),
+            banlist=dict(data.get("banlist") or {}),
+            slug=data.get("slug", ""),
+            name=data.get("name", ""),
+            type_names=dict(type_names or {}),
+            leader_label=leader_label or "leader",
+        )
+
+    @property
+    def first(self) -> str:
+        return self.sections[0].slug
+
+    @property
+    def slugs(self) -> list[str]:
+        return [s.slug for s in self.sections]
+
+    def section_name(self, slug: str | None) -> str:
+        return next((s.name for s in self.sections if s.slug == slug), slug or "")
+
+    def where(self, slug: str | None) -> str:
+        """'the deck' for a one-section format, else 'the Main deck'."""
+        return "the deck" if len(self.sections) == 1 else f"the {self.section_name(slug)}"
+
+    def type_name(self, slug: str) -> str:
+        return self.type_names.get(slug, slug)
+
+    def all_rules(self) -> list[dict]:
+        """The rule instances, then the format's ban list as one more rule."""
+        if not self.banlist:
+            return self.rules
+        return [*self.rules, {"rule": "banlist", "cards": self.banlist}]
 
 
 @dataclass(frozen=True)
@@ -55,10 +141,15 @@ class Problem:
     code: str
     message: str
     card: str | None = None  # card slug, where the problem concerns one card
-    rule: str = ""  # the format rule that found it
+    section: str | None = None  # the deck section it concerns
+    ref: str = ""  # the rules-reference section of the rule that found it
 
     def as_dict(self) -> dict:
-        return {"code": self.code, "message": self.message, "card": self.card}
+        data = {"code": self.code, "message": self.message, "card": self.card}
+        data["section"] = self.section
+        if self.ref:
+            data["ref"] = self.ref
+        return data
 
 
 @dataclass
@@ -66,6 +157,7 @@ class Report:
     legal: bool
     card_count: int
     problems: list[Problem] = field(default_factory=list)
+    section_counts: dict[str, int] = field(default_factory=dict)
 
     def as_dict(self) -> dict:
         return {
@@ -75,213 +167,625 @@ class Report:
         }
 
 
-Deck = list[tuple[CardInfo, int]]
+def _plural(n: int, word: str, plural: str = "") -> str:
+    return f"{n} {word if n == 1 else plural or word + 's'}"
 
 
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}{'' if n == 1 else 's'}"
+def _a(noun: str) -> str:
+    return f"{'an' if noun[:1].lower() in 'aeiou' else 'a'} {noun}"
 
 
 def _join(names: Iterable[str]) -> str:
     return ", ".join(sorted(names))
 
 
-# --- rules ------------------------------------------------------------------------------------
-# Each rule: a function (params, leader, deck) -> problems, and the schema of its parameters.
+def _folded(names: Iterable[str]) -> set[str]:
+    return {n.casefold() for n in names}
 
 
-def _leader_required(params, leader: LeaderInfo | None, deck: Deck):
-    if leader is None:
-        yield Problem("leader_required", "Choose a leader: a deck needs exactly one.")
+def _matches(card: CardInfo, where: Mapping) -> bool:
+    """A card filter of the rules' parameters: {"keyword": name} or {"type": slug}."""
+    if "keyword" in where:
+        return where["keyword"].casefold() in _folded(card.keywords)
+    return card.type == where.get("type")
 
 
 def _size_bounds(params) -> tuple[int | None, int | None]:
     return params.get("min", params.get("exactly")), params.get("max", params.get("exactly"))
 
 
-def _deck_size(params, leader, deck: Deck):
-    count = sum(n for _, n in deck)
+def _wanted(low: int | None, high: int | None, noun: str = "card") -> str:
+    if low == high:
+        return f"exactly {_plural(low, noun)}"
+    if high is None:
+        return f"at least {_plural(low, noun)}"
+    if low is None or low == 0:
+        return f"at most {_plural(high, noun)}"
+    return f"{low} to {high} {noun}s"
+
+
+def _first_section(fmt: Format, deck: list[Entry], slug: str) -> str:
+    """The first section, in format order, holding the card `slug`."""
+    held = {e.section for e in deck if e.card.slug == slug}
+    return next((s for s in fmt.slugs if s in held), None)
+
+
+# --- rules: each a function (params, fmt, leader, deck) -> problems -----------------------------
+
+
+def _leader_required(params, fmt: Format, leader, deck):
+    if leader is None:
+        yield Problem(
+            "leader_required", f"Choose {_a(fmt.leader_label)}: a deck needs exactly one.", None
+        )
+
+
+def _deck_size(params, fmt: Format, leader, deck):
+    section = params.get("deck", fmt.first)
+    count = sum(e.count for e in deck if e.section == section)
     low, high = _size_bounds(params)
     if low is not None and count < low or high is not None and count > high:
-        if low == high:
-            wanted = f"exactly {_plural(low, 'card')}"
-        elif high is None:
-            wanted = f"at least {_plural(low, 'card')}"
-        elif low is None:
-            wanted = f"at most {_plural(high, 'card')}"
-        else:
-            wanted = f"{low} to {high} cards"
-        yield Problem("deck_size", f"The deck needs {wanted}; it has {count}.")
+        where = fmt.where(section)
+        yield Problem(
+            "deck_size",
+            f"{where[0].upper()}{where[1:]} needs {_wanted(low, high)}; it has {count}.",
+            None,
+            section,
+        )
 
 
-def _limit(params, rarity: str) -> int | None:
+def _override(params, card: CardInfo) -> tuple[str, int] | None:
+    """The (keyword, limit) of the `overrides` that apply to `card`: the highest."""
+    keywords = _folded(card.keywords)
+    found = [(k, n) for k, n in (params.get("overrides") or {}).items() if k.casefold() in keywords]
+    return max(found, key=lambda kn: kn[1]) if found else None
+
+
+def _limit(params, card: CardInfo) -> int | None:
+    """The most copies of `card` the copy_limit rule `params` allows; None when unlimited."""
+    if "unlimited" in params and _matches(card, params["unlimited"]):
+        return None
+    override = _override(params, card)
+    if override:
+        return override[1]
     if params.get("by") == "rarity":
-        return params.get("limits", {}).get(rarity, params.get("default"))
+        return (params.get("limits") or {}).get(card.rarity, params.get("default"))
     return params.get("default")
 
 
-def _copy_limit(params, leader, deck: Deck):
+def _copy_limit(params, fmt: Format, leader, deck):
+    across = params.get("across") or fmt.slugs
     copies: Counter[str] = Counter()
     first: dict[str, CardInfo] = {}
-    for card, n in deck:  # copies are counted by name, as the rules say
-        copies[card.name.casefold()] += n
-        first.setdefault(card.name.casefold(), card)
+    sections: dict[str, set] = {}
+    for entry in deck:  # copies are counted by name, as the rules say
+        if entry.section in across:
+            key = entry.card.name.casefold()
+            copies[key] += entry.count
+            first.setdefault(key, entry.card)
+            sections.setdefault(key, set()).add(entry.section)
+    where = ""
+    if len(across) < len(fmt.slugs):
+        where = " in " + " and ".join(fmt.where(s) for s in across)
     for key, n in copies.items():
         card = first[key]
-        label = card.rarity if params.get("by") == "rarity" else "any card"
-        limit = _limit(params, card.rarity)
-        if limit is not None and n > limit:
+        limit = _limit(params, card)
+        if limit is None or n <= limit:
+            continue
+        override = _override(params, card)
+        if override:
+            label = f"{card.name} ({override[0]})"
+        elif params.get("by") == "rarity" and card.rarity:
+            label = f"{card.name} is {card.rarity}"
+        else:
+            label = card.name
+        held = sections[key]
+        yield Problem(
+            "copy_limit",
+            f"{label}: at most {_plural(limit, 'copy', 'copies')}{where}, deck has {n}",
+            card.slug,
+            next(iter(held)) if len(held) == 1 else None,
+        )
+
+
+def _section_types(params, fmt: Format, leader, deck):
+    section = params.get("deck", fmt.first)
+    allowed = params.get("types", [])
+    names = ", ".join(fmt.type_name(t) for t in allowed) or "none"
+    for entry in deck:
+        if entry.section == section and entry.card.type not in allowed:
             yield Problem(
-                "copy_limit",
-                f"{card.name} is {label}: at most {limit} {'copy' if limit == 1 else 'copies'}"
-                f", deck has {n}",
-                card.slug,
+                "wrong_section",
+                f"{entry.card.name} ({fmt.type_name(entry.card.type) or 'no type'}) cannot go in"
+                f" {fmt.where(section)}, which takes: {names}.",
+                entry.card.slug,
+                section,
             )
 
 
-def _subset_rule(code: str, card_attr: str, leader_attr: str, describe):
-    def rule(params, leader: LeaderInfo | None, deck: Deck):
+def _requires_type(params, fmt: Format, leader, deck):
+    section = params.get("deck", fmt.first)
+    wanted, minimum = params["type"], params.get("min", 1)
+    count = sum(e.count for e in deck if e.section == section and e.card.type == wanted)
+    if count < minimum:
+        name = fmt.type_name(wanted)
+        yield Problem(
+            "required_card_missing",
+            f"{fmt.where(section)[0].upper()}{fmt.where(section)[1:]} needs at least"
+            f" {_plural(minimum, name + ' card')}; it has {count}.",
+            None,
+            section,
+        )
+
+
+def _banlist(params, fmt: Format, leader, deck):
+    allowed = params.get("cards") or {}
+    copies: Counter[str] = Counter()
+    cards: dict[str, CardInfo] = {}
+    for entry in deck:
+        if entry.card.slug in allowed:
+            copies[entry.card.slug] += entry.count
+            cards[entry.card.slug] = entry.card
+    for slug, n in copies.items():
+        most = allowed[slug]
+        if n > most:
+            name = cards[slug].name
+            message = (
+                f"{name} is banned in this format."
+                if most == 0
+                else f"{name} is restricted to {_plural(most, 'copy', 'copies')} in this format"
+                f", deck has {n}"
+            )
+            yield Problem("banned", message, slug, _first_section(fmt, deck, slug))
+
+
+# --- rules that judge one card against the leader -----------------------------------------------
+# Each yields a requirement the leader sets; `holds(card)` is the check, and cards.models turns
+# the same requirement into a database filter (Card.objects.usable_by).
+
+
+@dataclass(frozen=True)
+class AllIn:
+    """Every value of the card's `attr` is among `allowed` (a card with none fits)."""
+
+    attr: str
+    allowed: frozenset[str]
+
+    def holds(self, card: CardInfo) -> bool:
+        return getattr(card, self.attr) <= self.allowed
+
+
+@dataclass(frozen=True)
+class SharesOne:
+    """The card has no value of `attr` (neutral), or one among `allowed`."""
+
+    attr: str
+    allowed: frozenset[str]
+
+    def holds(self, card: CardInfo) -> bool:
+        values = getattr(card, self.attr)
+        return not values or not values.isdisjoint(self.allowed)
+
+
+@dataclass(frozen=True)
+class LoyaltyWithin:
+    """The card needs no loyalty, or at most the leader's points in its faction (none: 0)."""
+
+    points: frozenset[tuple[str, int]]
+
+    def holds(self, card: CardInfo) -> bool:
+        if card.loyalty is None:
+            return True
+        faction, needed = card.loyalty
+        return needed <= dict(self.points).get(faction, 0)
+
+
+@dataclass(frozen=True)
+class LeaderRule:
+    code: str
+    requirement: object  # (params, leader) -> AllIn | SharesOne | LoyaltyWithin
+    message: object  # (card, leader, params) -> str
+
+
+def _colour_requirement(params, leader: LeaderInfo):
+    if params.get("mode") == "shares":
+        return SharesOne("colours", leader.colours)
+    return AllIn("colours", leader.colours)
+
+
+def _colour_message(card: CardInfo, leader: LeaderInfo, params) -> str:
+    matches = _join(leader.colours) or "no colour"
+    if params.get("mode") == "shares":
+        return (
+            f"{card.name} is {_join(card.colours)} and shares no colour with {leader.name}"
+            f" ({matches})"
+        )
+    missing = card.colours - leader.colours
+    return (
+        f"{card.name} is {_join(missing)}, which {leader.name} does not match (matches: {matches})"
+    )
+
+
+def _loyalty_message(card: CardInfo, leader: LeaderInfo, params) -> str:
+    faction, needed = card.loyalty
+    has = dict(leader.loyalty).get(faction, 0)
+    return (
+        f"{card.name} needs loyalty {needed} to {faction}; {leader.name} has {has}"
+        if has
+        else f"{card.name} needs loyalty {needed} to {faction}; {leader.name} has none"
+    )
+
+
+LEADER_RULES: dict[str, LeaderRule] = {
+    "colour_identity": LeaderRule("colour_mismatch", _colour_requirement, _colour_message),
+    "faction_gate": LeaderRule(
+        "faction_mismatch",
+        lambda params, leader: AllIn("factions", leader.factions),
+        lambda card, leader, params: (
+            f"{card.name} belongs to {_join(card.factions - leader.factions)}, which is not a"
+            f" faction of {leader.name}"
+        ),
+    ),
+    "loyalty_gate": LeaderRule(
+        "loyalty_too_low",
+        lambda params, leader: LoyaltyWithin(leader.loyalty),
+        _loyalty_message,
+    ),
+}
+
+
+def requirement(rule: Mapping, leader: LeaderInfo):
+    """What a card-versus-leader rule instance asks of every card, for this leader."""
+    return LEADER_RULES[rule["rule"]].requirement(rule, leader)
+
+
+def _leader_rule(kind: str):
+    spec = LEADER_RULES[kind]
+
+    def run(params, fmt: Format, leader, deck):
         if leader is None:
             return
-        allowed = getattr(leader, leader_attr)
-        for card, _ in deck:
-            missing = getattr(card, card_attr) - allowed
-            if missing:
-                yield Problem(code, describe(card, leader, missing), card.slug)
+        wanted = spec.requirement(params, leader)
+        seen = set()
+        for entry in deck:
+            card = entry.card
+            if card.slug in seen or wanted.holds(card):
+                continue
+            seen.add(card.slug)
+            yield Problem(
+                spec.code,
+                spec.message(card, leader, params),
+                card.slug,
+                _first_section(fmt, deck, card.slug),
+            )
 
-    rule.card_attr, rule.leader_attr, rule.code = card_attr, leader_attr, code
-    return rule
+    return run
 
 
-_colour_identity = _subset_rule(
-    "colour_mismatch",
-    "colours",
-    "colours",
-    lambda card, leader, missing: (
-        f"{card.name} is {_join(missing)}, which {leader.name} does not match"
-        f" (matches: {_join(leader.colours) or 'no colour'})"
-    ),
-)
-_faction_gate = _subset_rule(
-    "faction_mismatch",
-    "factions",
-    "factions",
-    lambda card, leader, missing: (
-        f"{card.name} belongs to {_join(missing)}, which is not a faction of {leader.name}"
-    ),
-)
+# --- the schema of each rule's parameters -------------------------------------------------------
 
-_COUNT = {"type": "integer", "minimum": 0}
+_COUNT = {"type": "integer"}
+_SECTION = {"type": "deck"}
+_NAME = {"type": "string"}
 RULES = {
     "leader_required": (_leader_required, {}),
-    "deck_size": (_deck_size, {"exactly": _COUNT, "min": _COUNT, "max": _COUNT}),
+    "deck_size": (_deck_size, {"deck": _SECTION, "exactly": _COUNT, "min": _COUNT, "max": _COUNT}),
     "copy_limit": (
         _copy_limit,
         {
             "by": {"enum": ["rarity", "name"]},
-            "limits": {"type": "object", "additionalProperties": _COUNT},
+            "limits": {"type": "map", "of": _COUNT},
             "default": _COUNT,
+            "across": {"type": "list", "of": _SECTION},
+            "unlimited": {"type": "card_filter"},
+            "overrides": {"type": "map", "of": _COUNT},
         },
     ),
-    "colour_identity": (_colour_identity, {}),
-    "faction_gate": (_faction_gate, {}),
+    "section_types": (
+        _section_types,
+        {"deck": _SECTION, "types": {"type": "list", "of": {"type": "card_type"}}},
+    ),
+    "colour_identity": (_leader_rule("colour_identity"), {"mode": {"enum": ["subset", "shares"]}}),
+    "faction_gate": (_leader_rule("faction_gate"), {}),
+    "loyalty_gate": (_leader_rule("loyalty_gate"), {}),
+    "requires_type": (
+        _requires_type,
+        {"type": {"type": "card_type"}, "min": _COUNT, "deck": _SECTION},
+    ),
+    "banlist": (_banlist, {"cards": {"type": "map", "of": _COUNT}}),
 }
-SUBSET_RULES = {name: fn for name, (fn, _) in RULES.items() if hasattr(fn, "card_attr")}
+REQUIRED = {"requires_type": ("type",), "section_types": ("types",)}
 # The problem code each rule reports.
 CODES = {
     "leader_required": "leader_required",
     "deck_size": "deck_size",
     "copy_limit": "copy_limit",
+    "section_types": "wrong_section",
     "colour_identity": "colour_mismatch",
     "faction_gate": "faction_mismatch",
+    "loyalty_gate": "loyalty_too_low",
+    "requires_type": "required_card_missing",
+    "banlist": "banned",
 }
-# Parameters every rule takes: `section`, the number of the rules-reference section it enforces.
-COMMON_PARAMS = {"section": {"type": "string"}}
+# Parameters every rule takes: the rules-reference section it enforces, and whether the site
+# chose it (the source leaves it open), shown on the format's page.
+COMMON_PARAMS = {"section": _NAME, "site_default": {"type": "boolean"}}
 
 
-def sections_by_code(fmt) -> dict[str, str]:
-    """{problem code: rules-reference section number} from the format's `section` params."""
-    return {CODES[rule["rule"]]: rule["section"] for rule in fmt if rule.get("section")}
+# --- validating a format before it is stored ----------------------------------------------------
 
 
-def validate_format(fmt) -> list[str]:
-    """Every reason `fmt` is not a usable format; empty when it is."""
-    if not isinstance(fmt, list):
-        return ["A format is a list of rules."]
+def validate_format(data, *, card_types: Iterable[str] | None = None) -> list[str]:
+    """Every reason `data` is not a usable format; empty when it is. `card_types`, when given,
+    are the type slugs the game knows (rules naming others are refused)."""
+    if not isinstance(data, Mapping):
+        return ['A format is an object: {"sections": [...], "rules": [...], "banlist": {...}}.']
     errors = []
-    for i, rule in enumerate(fmt, 1):
+    sections = data.get("sections")
+    slugs: list[str] = []
+    if not isinstance(sections, list) or not sections:
+        errors.append('"sections" must be a non-empty list of {"slug", "name"}.')
+    else:
+        for i, section in enumerate(sections, 1):
+            ok = (
+                isinstance(section, Mapping)
+                and set(section) == {"slug", "name"}
+                and _is_slug(section["slug"])
+                and isinstance(section["name"], str)
+                and section["name"].strip()
+            )
+            if not ok:
+                errors.append(
+                    f'Section {i}: must be {{"slug", "name"}} with a slug of lowercase letters,'
+                    " digits and hyphens, and a name."
+                )
+            elif section["slug"] in slugs:
+                errors.append(f"Section {i}: {section['slug']!r} appears twice.")
+            else:
+                slugs.append(section["slug"])
+    banlist = data.get("banlist", {})
+    if banlist is not None and not _fits(banlist, {"type": "map", "of": _COUNT}, slugs, None):
+        errors.append('"banlist" must map card slugs to the most copies allowed (0 = banned).')
+    rules = data.get("rules", [])
+    if not isinstance(rules, list):
+        return [*errors, '"rules" must be a list of rules.']
+    types = set(card_types) if card_types is not None else None
+    for i, rule in enumerate(rules, 1):
         if (
-            not isinstance(rule, dict)
+            not isinstance(rule, Mapping)
             or not isinstance(rule.get("rule"), str)
             or rule["rule"] not in RULES
         ):
-            known = ", ".join(RULES)
-            errors.append(f"Rule {i}: 'rule' must be one of {known}.")
+            errors.append(f"Rule {i}: 'rule' must be one of {', '.join(RULES)}.")
             continue
-        spec = {**COMMON_PARAMS, **RULES[rule["rule"]][1]}
+        kind = rule["rule"]
+        spec = {**COMMON_PARAMS, **RULES[kind][1]}
+        for key in REQUIRED.get(kind, ()):
+            if key not in rule:
+                errors.append(f"Rule {i} ({kind}): {key!r} is required.")
         for key, value in rule.items():
             if key == "rule":
                 continue
             if key not in spec:
-                errors.append(f"Rule {i} ({rule['rule']}): unknown parameter {key!r}.")
-            elif not _fits(value, spec[key]):
-                errors.append(f"Rule {i} ({rule['rule']}): bad value for {key!r}: {value!r}.")
+                errors.append(f"Rule {i} ({kind}): unknown parameter {key!r}.")
+            elif not _fits(value, spec[key], slugs, types):
+                errors.append(f"Rule {i} ({kind}): bad value for {key!r}: {value!r}.")
+        low, high = _size_bounds(rule)
+        if kind == "deck_size" and None not in (low, high) and _is_int(low) and _is_int(high):
+            if low > high:
+                errors.append(f"Rule {i} (deck_size): min {low} is more than max {high}.")
     return errors
 
 
-def _fits(value, spec) -> bool:
+def _is_slug(value) -> bool:
+    return (
+        isinstance(value, str)
+        and bool(value)
+        and all(c.isascii() and (c.isalnum() or c in "-_") for c in value)
+        and value == value.lower()
+    )
+
+
+def _is_int(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _fits(value, spec, sections: list[str], types: set[str] | None) -> bool:
+    kind = spec.get("type")
     if "enum" in spec:
-        return value in spec["enum"]
-    if spec.get("type") == "string":
+        return isinstance(value, str) and value in spec["enum"]
+    if kind == "string":
         return isinstance(value, str) and bool(value.strip())
-    if spec.get("type") == "integer":
-        return isinstance(value, int) and not isinstance(value, bool) and value >= spec["minimum"]
-    if spec.get("type") == "object":
-        return isinstance(value, dict) and all(
-            _fits(v, spec["additionalProperties"]) for v in value.values()
+    if kind == "boolean":
+        return isinstance(value, bool)
+    if kind == "integer":
+        return _is_int(value) and 0 <= value <= 10_000
+    if kind == "deck":
+        return isinstance(value, str) and value in sections
+    if kind == "card_type":
+        return isinstance(value, str) and bool(value) and (types is None or value in types)
+    if kind == "card_filter":
+        return (
+            isinstance(value, Mapping)
+            and len(value) == 1
+            and next(iter(value)) in ("keyword", "type")
+            and _fits(next(iter(value.values())), {"type": "string"}, sections, types)
+            and ("type" not in value or _fits(value["type"], {"type": "card_type"}, [], types))
+        )
+    if kind == "list":
+        return (
+            isinstance(value, list)
+            and bool(value)
+            and all(_fits(v, spec["of"], sections, types) for v in value)
+        )
+    if kind == "map":
+        return isinstance(value, Mapping) and all(
+            isinstance(k, str) and k.strip() and _fits(v, spec["of"], sections, types)
+            for k, v in value.items()
         )
     return False
 
 
-def check(
-    fmt: list[Mapping], leader: LeaderInfo | None, cards: Iterable[tuple[CardInfo, int]]
-) -> Report:
-    """Judge a deck: the leader (or None) and (card, count) pairs, against a format."""
-    deck = [(card, n) for card, n in cards if n > 0]
-    problems = [problem for rule in fmt for problem in RULES[rule["rule"]][0](rule, leader, deck)]
-    return Report(legal=not problems, card_count=sum(n for _, n in deck), problems=problems)
+# --- judging a deck ----------------------------------------------------------------------------
+
+
+def check(fmt: Format, leader: LeaderInfo | None, entries: Iterable) -> Report:
+    """Judge a deck: the leader (or None) and entries (card, count[, section]) against a
+    format. An entry without a section is in the format's first section; an entry in a section
+    the format does not have is a `wrong_section` problem."""
+    deck: list[Entry] = []
+    problems: list[Problem] = []
+    for entry in entries:
+        card, count, section = Entry(*entry)
+        if count <= 0:
+            continue
+        section = section or fmt.first
+        if section not in fmt.slugs:
+            problems.append(
+                Problem(
+                    "wrong_section",
+                    f"{card.name} is in a section this format does not have ({section!r}).",
+                    card.slug,
+                    section,
+                )
+            )
+            continue
+        deck.append(Entry(card, count, section))
+    for rule in fmt.all_rules():
+        ref = rule.get("section", "")
+        for problem in RULES[rule["rule"]][0](rule, fmt, leader, deck):
+            problems.append(
+                Problem(problem.code, problem.message, problem.card, problem.section, ref)
+            )
+    counts = dict.fromkeys(fmt.slugs, 0)
+    for entry in deck:
+        counts[entry.section] += entry.count
+    return Report(
+        legal=not problems,
+        card_count=sum(counts.values()),
+        problems=problems,
+        section_counts=counts,
+    )
+
+
+def card_problems(fmt: Format, leader: LeaderInfo, card: CardInfo) -> list[Problem]:
+    """Why `leader` may not use `card` at all (the card-versus-leader rules only)."""
+    problems = []
+    for rule in fmt.rules:
+        spec = LEADER_RULES.get(rule["rule"])
+        if spec and not spec.requirement(rule, leader).holds(card):
+            problems.append(
+                Problem(
+                    spec.code,
+                    spec.message(card, leader, rule),
+                    card.slug,
+                    None,
+                    rule.get("section", ""),
+                )
+            )
+    return problems
 
 
 # --- what a format says, for pages (read from the same parameters the rules use) ---------------
 
 
-def copy_limit(fmt, rarity: str) -> int | None:
-    """The most copies of one card of `rarity` the format allows; None when unlimited."""
-    limits = [_limit(r, rarity) for r in fmt if r["rule"] == "copy_limit"]
+def copy_limit(fmt: Format, card: CardInfo, section: str | None = None) -> int | None:
+    """The most copies of `card` the format allows in `section` (default: the first); None when
+    unlimited. The ban list counts too."""
+    section = section or fmt.first
+    limits = [
+        _limit(rule, card)
+        for rule in fmt.rules
+        if rule["rule"] == "copy_limit" and section in (rule.get("across") or fmt.slugs)
+    ]
+    if card.slug in fmt.banlist:
+        limits.append(fmt.banlist[card.slug])
     return min((n for n in limits if n is not None), default=None)
 
 
-def deck_size_label(fmt) -> str:
-    """The card count the format asks for, for "n/10": "10", "8–12", "≥ 8", "≤ 12" or ""."""
-    for rule in fmt:
-        if rule["rule"] == "deck_size":
+def size_label(fmt: Format, section: str | None = None) -> str:
+    """The card count a section asks for, for "38/40–60": "10", "40–60", "≥ 40", "≤ 15", ""."""
+    section = section or fmt.first
+    for rule in fmt.rules:
+        if rule["rule"] == "deck_size" and rule.get("deck", fmt.first) == section:
             low, high = _size_bounds(rule)
             if low is not None and low == high:
                 return str(low)
-            if low is not None and high is not None:
+            if low and high is not None:
                 return f"{low}–{high}"
-            if low is not None:
+            if low:
                 return f"≥ {low}"
             if high is not None:
                 return f"≤ {high}"
     return ""
 
 
-def card_problems(fmt: list[Mapping], leader: LeaderInfo, card: CardInfo) -> list[Problem]:
-    """Why `leader` may not use `card` at all (the subset rules only); empty when it may."""
-    return [
-        problem
-        for rule in fmt
-        if rule["rule"] in SUBSET_RULES
-        for problem in SUBSET_RULES[rule["rule"]](rule, leader, [(card, 1)])
-    ]
+def allowed_sections(fmt: Format, card: CardInfo) -> list[str]:
+    """The sections `card` may go in: those whose section_types rule (if any) takes its type."""
+    typed = {
+        r.get("deck", fmt.first): r["types"] for r in fmt.rules if r["rule"] == "section_types"
+    }
+    return [s for s in fmt.slugs if s not in typed or card.type in typed[s]]
+
+
+def describe(rule: Mapping, fmt: Format) -> str:
+    """One rule instance in words, for the format's page."""
+    kind = rule["rule"]
+    where = fmt.where(rule.get("deck", fmt.first))
+    if kind == "leader_required":
+        return f"A deck has exactly one {fmt.leader_label}."
+    if kind == "deck_size":
+        low, high = _size_bounds(rule)
+        return f"{where[0].upper()}{where[1:]} holds {_wanted(low, high)}."
+    if kind == "copy_limit":
+        across = rule.get("across") or fmt.slugs
+        counted = " and ".join(fmt.where(s) for s in across)
+        if rule.get("by") == "rarity" and rule.get("limits"):
+            parts = [f"{r} {_plural(n, 'copy', 'copies')}" for r, n in rule["limits"].items()]
+            text = "Copies of a card with the same name, by rarity: " + ", ".join(parts)
+            if rule.get("default") is not None:
+                text += f", other rarities {rule['default']}"
+        else:
+            text = f"At most {_plural(rule.get('default'), 'copy', 'copies')} of a card name"
+        if len(across) < len(fmt.slugs) or len(fmt.slugs) > 1:
+            text += f", counted across {counted}"
+        for keyword, n in (rule.get("overrides") or {}).items():
+            text += f"; a card with the keyword {keyword} may have {n}"
+        unlimited = rule.get("unlimited")
+        if unlimited:
+            what = (
+                f"cards with the keyword {unlimited['keyword']}"
+                if "keyword" in unlimited
+                else f"{fmt.type_name(unlimited['type'])} cards"
+            )
+            text += f"; {what} are not limited by this rule"
+        return text + "."
+    if kind == "section_types":
+        names = ", ".join(fmt.type_name(t) for t in rule["types"])
+        return f"{where[0].upper()}{where[1:]} takes only these card types: {names}."
+    if kind == "colour_identity":
+        if rule.get("mode") == "shares":
+            return f"Every card shares a colour with the {fmt.leader_label}, or has none (neutral)."
+        return (
+            f"Every colour of every card is one of the {fmt.leader_label}'s colours;"
+            " colourless cards fit every deck."
+        )
+    if kind == "faction_gate":
+        return (
+            f"A card of a faction needs {_a(fmt.leader_label)} of that faction"
+            " (of every one it names)."
+        )
+    if kind == "loyalty_gate":
+        return (
+            f"A faction card needs the {fmt.leader_label}'s loyalty to its faction to be at least"
+            " the card's requirement (no loyalty to a faction counts as 0)."
+        )
+    if kind == "requires_type":
+        minimum = rule.get("min", 1)
+        return (
+            f"{where[0].upper()}{where[1:]} holds at least"
+            f" {_plural(minimum, fmt.type_name(rule['type']) + ' card')}."
+        )
+    if kind == "banlist":
+        return "Cards on the ban list are limited as listed (0 = banned)."
+    return kind

@@ -26,32 +26,56 @@ from . import legality
 
 
 class Game(models.Model):
+    """A game and its vocabulary: what it calls its leader, cards, cost and colours. Pages take
+    every such label from here, never from a template."""
+
     slug = models.SlugField(unique=True)
     name = models.CharField(max_length=100, unique=True)
     description = models.TextField(blank=True)
-    domain_label = models.CharField(
-        max_length=40, default="Domain", help_text="What this game calls a cost symbol."
-    )
     leader_label = models.CharField(
-        max_length=40, default="Leader", help_text="What this game calls its deck leader."
+        max_length=40,
+        default="Leader",
+        blank=True,
+        help_text="What this game calls its deck leader; empty for a game without leaders.",
+    )
+    leaders_label = models.CharField(
+        max_length=40, blank=True, help_text="Plural of the leader label (default: add an s)."
     )
     card_label = models.CharField(max_length=40, default="Card")
+    cards_label = models.CharField(
+        max_length=40, blank=True, help_text="Plural of the card label (default: add an s)."
+    )
+    cost_label = models.CharField(max_length=40, default="Cost", help_text="e.g. Faith cost.")
+    colour_label = models.CharField(
+        max_length=40,
+        default="Colour",
+        blank=True,
+        help_text="What a card colour is called (Colour, Attribute, Element); empty if none.",
+    )
+    domain_label = models.CharField(
+        max_length=40,
+        default="Domain",
+        blank=True,
+        help_text="What this game calls a cost symbol that pays for a colour.",
+    )
+    generic_cost_label = models.CharField(
+        max_length=40,
+        blank=True,
+        help_text="What the generic part of a cost is called (Coins, Any); empty if costs have "
+        f'none. Its cost key is "{legality.GENERIC}".',
+    )
+    colours_from_cost = models.BooleanField(
+        default=True,
+        help_text="A card's colours come from its cost's colour symbols (else they are given).",
+    )
+    condition_label = models.CharField(max_length=60, default="Condition for playing")
     is_sample = models.BooleanField(
         default=False, help_text="The pool is sample data, not the real card list."
     )
     rules_version = models.PositiveIntegerField(
         default=1,
         editable=False,
-        help_text="Bumped whenever the format, cards, leaders or vocabulary change.",
-    )
-    format = models.JSONField(
-        default=list,
-        blank=True,
-        help_text=(
-            "Deck rules, in order: a list such as "
-            '[{"rule": "deck_size", "exactly": 10}, {"rule": "colour_identity"}]. '
-            "Rules: " + ", ".join(legality.RULES) + "."
-        ),
+        help_text="Bumped whenever formats, cards, leaders or vocabulary change.",
     )
 
     class Meta:
@@ -64,86 +88,96 @@ class Game(models.Model):
     def get_absolute_url(self):
         return reverse("card-list", kwargs={"game": self.slug})
 
-    def clean(self):
-        errors = legality.validate_format(self.format)
-        if errors:
-            raise ValidationError({"format": errors})
+    @property
+    def has_leaders(self) -> bool:
+        return bool(self.leader_label)
+
+    @property
+    def leaders_name(self) -> str:
+        return self.leaders_label or (f"{self.leader_label}s" if self.leader_label else "")
+
+    @property
+    def cards_name(self) -> str:
+        return self.cards_label or f"{self.card_label}s"
+
+    @property
+    def no_colour_name(self) -> str:
+        """What a card without colour is: colourless where colours come from the cost,
+        neutral where they are printed."""
+        return "Colourless" if self.colours_from_cost else "Neutral"
 
     def domains(self):
         """{domain slug: Colour} for the colours that a cost domain pays for."""
         return {c.domain: c for c in self.colours.all() if c.domain}
 
-    def rule_urls(self) -> dict[str, str]:
-        """{problem code: page and anchor of the rules section it enforces}; see rule_urls."""
-        return rule_urls(self.slug, self.format)
+    def default_format(self) -> "Format | None":
+        """The format decks get when none is named (uses prefetched `formats`)."""
+        formats = list(self.formats.all())
+        return next((f for f in formats if f.is_default), formats[0] if formats else None)
 
 
-def rule_urls(game_slug: str, fmt) -> dict[str, str]:
-    """{problem code: page and anchor of the rules section it enforces} for a game's format
-    (one query). The format's rules name their sections (legality.sections_by_code); a code
-    whose rule names no section, or a section the game does not have, is left out."""
-    from . import rules
+class Term(models.Model):
+    """A word of a game's vocabulary (a colour, rarity, card type or stat): slug, name, and its
+    place in the game's order. Each subclass adds its `game` with its own related name."""
 
-    wanted = legality.sections_by_code(fmt)
-    if not wanted:
-        return {}
-    anchors = dict(
-        RuleSection.objects.filter(
-            game__slug=game_slug, number__in=set(wanted.values())
-        ).values_list("number", "anchor")
-    )
-    return {
-        code: rules.section_href(game_slug, number, anchors[number])
-        for code, number in wanted.items()
-        if number in anchors
-    }
+    slug = models.SlugField()
+    name = models.CharField(max_length=40)
+    position = models.PositiveSmallIntegerField(default=0)
+
+    class Meta:
+        abstract = True
+        ordering = ["game", "position", "slug"]
+        constraints = [
+            models.UniqueConstraint(fields=["game", "slug"], name="%(class)s_unique_slug"),
+            models.CheckConstraint(condition=~Q(slug=""), name="%(class)s_slug_not_empty"),
+        ]
+
+    def __str__(self):
+        return self.name
 
 
-class Colour(models.Model):
+class Colour(Term):
     """A card colour of one game, and the cost domain that gives it (e.g. life -> green)."""
 
     game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="colours")
-    slug = models.SlugField()
-    name = models.CharField(max_length=40)
     symbol = models.CharField(
         max_length=8, help_text="Shown beside the colour, never colour alone."
     )
     css = models.CharField(max_length=20, default="#888888", help_text="CSS colour for badges.")
     domain = models.SlugField(blank=True, help_text="Cost key that pays for this colour.")
     domain_name = models.CharField(max_length=40, blank=True)
-    position = models.PositiveSmallIntegerField(default=0)
 
-    class Meta:
-        ordering = ["game", "position", "slug"]
+    class Meta(Term.Meta):
         constraints = [
-            models.UniqueConstraint(fields=["game", "slug"], name="colour_unique_slug"),
+            *Term.Meta.constraints,
             models.UniqueConstraint(
                 fields=["game", "domain"], condition=~Q(domain=""), name="colour_unique_domain"
             ),
-            models.CheckConstraint(condition=~Q(slug=""), name="colour_slug_not_empty"),
         ]
 
     def __str__(self):
         return f"{self.symbol} {self.name}"
 
 
-class Rarity(models.Model):
+class Rarity(Term):
     game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="rarities")
-    slug = models.SlugField()
-    name = models.CharField(max_length=40)
     symbol = models.CharField(max_length=8, blank=True)
-    position = models.PositiveSmallIntegerField(default=0)
 
-    class Meta:
-        ordering = ["game", "position", "slug"]
+    class Meta(Term.Meta):
         verbose_name_plural = "rarities"
-        constraints = [
-            models.UniqueConstraint(fields=["game", "slug"], name="rarity_unique_slug"),
-            models.CheckConstraint(condition=~Q(slug=""), name="rarity_slug_not_empty"),
-        ]
 
-    def __str__(self):
-        return self.name
+
+class CardType(Term):
+    """A kind of card in one game (resonator, magic stone, God Card…); deck sections of a
+    format may take only some types."""
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="card_types")
+
+
+class Stat(Term):
+    """A number printed on the cards of one game (ATK, DEF, Life…): shown, filtered, sorted."""
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="stats")
 
 
 class Keyword(models.Model):
@@ -169,30 +203,139 @@ class Keyword(models.Model):
         super().save(*args, **kwargs)
 
 
+def _default_sections():
+    return [{"slug": "main", "name": "Deck"}]
+
+
+class Format(models.Model):
+    """How a game's decks are judged: deck sections and an ordered list of rule instances
+    (cards.legality), plus a ban list. A game has one or more; one is its default."""
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="formats")
+    slug = models.SlugField(max_length=40)
+    name = models.CharField(max_length=80)
+    is_default = models.BooleanField("default", default=False)
+    position = models.PositiveSmallIntegerField(default=0)
+    sections = models.JSONField(
+        default=_default_sections,
+        help_text='Deck sections in order, e.g. [{"slug": "main", "name": "Main deck"}]; cards '
+        "go to the first when no section is named.",
+    )
+    rules = models.JSONField(
+        default=list,
+        blank=True,
+        help_text=(
+            "Deck rules, in order: a list such as "
+            '[{"rule": "deck_size", "deck": "main", "min": 40, "section": "5.3"}]. '
+            "Rules: " + ", ".join(legality.RULES) + "."
+        ),
+    )
+    banlist = models.JSONField(
+        default=dict, blank=True, help_text='{"card-slug": most copies allowed}; 0 = banned.'
+    )
+    notes = models.TextField(blank=True, help_text="What the format is; what the site chose.")
+
+    class Meta:
+        ordering = ["game", "position", "slug"]
+        constraints = [
+            models.UniqueConstraint(fields=["game", "slug"], name="format_unique_slug"),
+            models.UniqueConstraint(
+                fields=["game"],
+                condition=Q(is_default=True),
+                name="format_one_default",
+                violation_error_message="Another format of this game is its default: make that "
+                "one not the default first.",
+            ),
+            models.CheckConstraint(condition=~Q(slug=""), name="format_slug_not_empty"),
+        ]
+
+    def __str__(self):
+        return self.name
+
+    def get_absolute_url(self):
+        return reverse("format-detail", kwargs={"game": self.game.slug, "slug": self.slug})
+
+    @property
+    def slugs(self) -> list[str]:
+        """The deck sections' slugs, in order (as legality.Format.slugs)."""
+        return [s["slug"] for s in self.sections]
+
+    def as_data(self) -> dict:
+        """The format as data: the API's and the game definition's shape."""
+        return {
+            "slug": self.slug,
+            "name": self.name,
+            "default": self.is_default,
+            "sections": self.sections,
+            "rules": self.rules,
+            "banlist": self.banlist or {},
+            "notes": self.notes,
+        }
+
+    def engine(self, type_names: dict[str, str] | None = None) -> legality.Format:
+        """This format as the rules engine reads it, in the game's words (`type_names`: the
+        game's card type names; read from the database when not given)."""
+        if type_names is None:
+            if getattr(self, "_engine", None) is None:  # once per instance (prefetch-aware)
+                self._engine = self.engine({t.slug: t.name for t in self.game.card_types.all()})
+            return self._engine
+        return legality.Format.from_data(
+            self.as_data(), type_names=type_names, leader_label=self.game.leader_label
+        )
+
+    def clean(self):
+        if not self.game_id:
+            return
+        types = self.game.card_types.values_list("slug", flat=True)
+        errors = legality.validate_format(self.as_data(), card_types=list(types))
+        if errors:
+            raise ValidationError({"rules": errors})
+
+
 def validate_cost(game: Game, cost) -> dict[str, int]:
-    """Check a faith cost against the game's domains; return it normalised."""
+    """Check a cost against the game's domains (and its generic amount, if it has one);
+    return it normalised, in the game's order with the generic amount last."""
     if cost in (None, ""):
         return {}
     if not isinstance(cost, dict):
         raise ValidationError('Cost must be an object such as {"life": 2}.')
-    domains = game.domains()
+    keys = list(game.domains()) + ([legality.GENERIC] if game.generic_cost_label else [])
     errors = []
-    for domain, amount in cost.items():
-        if domain not in domains:
-            known = ", ".join(sorted(domains)) or "none"
-            errors.append(f"Unknown domain {domain!r} (known: {known}).")
-        elif isinstance(amount, bool) or not isinstance(amount, int) or amount < 1:
-            errors.append(f"Cost of {domain!r} must be a whole number of at least 1.")
+    for key, amount in cost.items():
+        if key not in keys:
+            what = (game.domain_label or "cost key").lower()
+            errors.append(f"Unknown {what} {key!r} (known: {', '.join(sorted(keys)) or 'none'}).")
+        elif isinstance(amount, bool) or not isinstance(amount, int) or not 1 <= amount <= 999:
+            errors.append(f"Cost of {key!r} must be a whole number from 1 to 999.")
     if errors:
         raise ValidationError(errors)
-    order = list(domains)
-    return {d: cost[d] for d in sorted(cost, key=order.index)}
+    return {k: cost[k] for k in sorted(cost, key=keys.index)}
+
+
+def validate_stats(game: Game, stats) -> dict[str, int]:
+    """Check a card's stats ({"atk": 600}) against the game's; return them in the game's order."""
+    if stats in (None, ""):
+        return {}
+    if not isinstance(stats, dict):
+        raise ValidationError('Stats must be an object such as {"atk": 600}.')
+    known = [s.slug for s in game.stats.all()]
+    errors = []
+    for key, value in stats.items():
+        if key not in known:
+            errors.append(f"Unknown stat {key!r} (known: {', '.join(known) or 'none'}).")
+        elif isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 99999:
+            errors.append(f"Stat {key!r} must be a whole number from 0 to 99999.")
+    if errors:
+        raise ValidationError(errors)
+    return {k: stats[k] for k in sorted(stats, key=known.index)}
 
 
 class CardQuerySet(models.QuerySet):
     def for_listing(self):
         """Everything a list shows, in a constant number of queries."""
-        return self.select_related("game", "rarity").prefetch_related("colours", "keywords")
+        return self.select_related("game", "rarity", "type", "loyalty_faction").prefetch_related(
+            "colours", "keywords"
+        )
 
     def search(self, text: str):
         """Cards whose name or text has every word of `text` (as a word start on PostgreSQL,
@@ -222,47 +365,73 @@ class CardQuerySet(models.QuerySet):
             Exists(Card.keywords.through.objects.filter(card=OuterRef("pk"), keyword=keyword))
         )
 
-    def usable_by(self, leader: "Leader"):
-        """Cards that `leader` may put in a deck, by the card-versus-leader rules of the format.
+    def usable_by(self, leader: "Leader", fmt: "Format | None" = None):
+        """Cards that `leader` may put in a deck of `fmt` (default: the game's default format),
+        by the format's card-versus-leader rules.
 
-        Each such rule of the engine (cards.legality.SUBSET_RULES: "every X of the card is
-        among the leader's") becomes one exclusion here; tests prove both sides agree.
+        Each such rule of the engine gives a requirement (cards.legality.LEADER_RULES), which
+        the engine checks card by card and `requirement_q` turns into a filter here: one
+        definition for both, and tests prove they agree.
         """
+        fmt = fmt or leader.game.default_format()
         queryset = self.filter(game_id=leader.game_id)
-        for rule in leader.game.format:
-            check = legality.SUBSET_RULES.get(rule["rule"])
-            if check:
-                queryset = queryset.exclude(_FOREIGN_TO_LEADER[check.card_attr](leader))
+        info = leader.info()
+        for rule in fmt.rules if fmt else []:
+            if rule["rule"] in legality.LEADER_RULES:
+                wanted = legality.requirement(rule, info)
+                queryset = queryset.filter(requirement_q(wanted, leader.game_id))
         return queryset
 
 
-def _foreign_colours(leader: "Leader"):
-    foreign = Colour.objects.filter(game_id=leader.game_id).exclude(pk__in=leader.colours.all())
-    return Exists(Card.colours.through.objects.filter(card=OuterRef("pk"), colour__in=foreign))
-
-
-def _foreign_factions(leader: "Leader"):
-    foreign = Keyword.objects.filter(game_id=leader.game_id, is_faction=True).exclude(
-        pk__in=leader.keywords.all()
-    )
-    return Exists(Card.keywords.through.objects.filter(card=OuterRef("pk"), keyword__in=foreign))
-
-
-# The database side of each engine attribute: cards having something the leader lacks.
-_FOREIGN_TO_LEADER = {"colours": _foreign_colours, "factions": _foreign_factions}
+def requirement_q(wanted, game_id: int) -> Q:
+    """The database side of a card-versus-leader requirement (cards.legality): the condition
+    on Card rows that holds exactly where `wanted.holds(card.info())` does."""
+    colours = Card.colours.through.objects.filter(card=OuterRef("pk"))
+    if isinstance(wanted, legality.AllIn) and wanted.attr == "colours":
+        return ~Q(Exists(colours.exclude(colour__slug__in=wanted.allowed)))
+    if isinstance(wanted, legality.AllIn) and wanted.attr == "factions":
+        factions = Card.keywords.through.objects.filter(
+            card=OuterRef("pk"), keyword__is_faction=True
+        )
+        return ~Q(Exists(factions.exclude(keyword__name__in=wanted.allowed)))
+    if isinstance(wanted, legality.SharesOne) and wanted.attr == "colours":
+        return Q(colour_count=0) | Q(Exists(colours.filter(colour__slug__in=wanted.allowed)))
+    if isinstance(wanted, legality.LoyaltyWithin):
+        condition = Q(loyalty_faction__isnull=True)
+        for faction, points in wanted.points:
+            condition |= Q(loyalty_faction__name=faction, loyalty_points__lte=points)
+        return condition
+    raise NotImplementedError(f"No database filter for {wanted!r}")
 
 
 class Card(models.Model):
     game = models.ForeignKey(Game, on_delete=models.PROTECT, related_name="cards")
     slug = models.SlugField(max_length=120)
     name = models.CharField(max_length=120)
-    cost = models.JSONField(default=dict, blank=True, help_text='Per domain, e.g. {"life": 2}.')
-    # Derived from `cost` on save and stored, so that lists can filter and sort on them.
-    colours = models.ManyToManyField(Colour, blank=True, related_name="cards", editable=False)
-    colour_count = models.PositiveSmallIntegerField(default=0, editable=False)
+    type = models.ForeignKey(CardType, on_delete=models.PROTECT, related_name="cards")
+    cost = models.JSONField(
+        default=dict, blank=True, help_text='Per domain, e.g. {"life": 2}; "generic": n.'
+    )
+    # Derived from `cost` on save when the game's colours come from the cost; else given.
+    colours = models.ManyToManyField(Colour, blank=True, related_name="cards")
+    colour_count = models.PositiveSmallIntegerField(default=0, editable=False)  # kept by signal
     total_cost = models.PositiveSmallIntegerField(default=0, editable=False, db_index=True)
-    rarity = models.ForeignKey(Rarity, on_delete=models.PROTECT, related_name="cards")
+    rarity = models.ForeignKey(
+        Rarity, on_delete=models.PROTECT, related_name="cards", null=True, blank=True
+    )
     keywords = models.ManyToManyField(Keyword, blank=True, related_name="cards")
+    stats = models.JSONField(default=dict, blank=True, help_text='e.g. {"atk": 600, "def": 400}')
+    loyalty_faction = models.ForeignKey(
+        Keyword,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="loyalty_cards",
+        help_text="The faction whose loyalty this card needs (with loyalty points).",
+    )
+    loyalty_points = models.PositiveSmallIntegerField(
+        null=True, blank=True, help_text="The hero's loyalty it needs in that faction: 1 to 3."
+    )
     condition = models.TextField(
         blank=True, help_text="Condition for playing: when it can be played."
     )
@@ -285,11 +454,17 @@ class Card(models.Model):
             models.UniqueConstraint(Lower("name"), "game", name="card_unique_name"),
             models.CheckConstraint(condition=~Q(name=""), name="card_name_not_empty"),
             models.CheckConstraint(condition=~Q(slug=""), name="card_slug_not_empty"),
+            models.CheckConstraint(
+                condition=Q(loyalty_faction__isnull=True, loyalty_points__isnull=True)
+                | Q(loyalty_faction__isnull=False, loyalty_points__gte=1, loyalty_points__lte=3),
+                name="card_loyalty_faction_and_points_1_to_3",
+            ),
         ]
         indexes = [
             models.Index(fields=["game", "name"], name="card_game_name"),
             models.Index(fields=["game", "total_cost"], name="card_game_cost"),
             models.Index(fields=["game", "rarity"], name="card_game_rarity"),
+            models.Index(fields=["game", "type"], name="card_game_type"),
             models.Index(fields=["game", "colour_count"], name="card_game_colour_count"),
         ]
 
@@ -304,41 +479,76 @@ class Card(models.Model):
         return [k for k in self.keywords.all() if k.is_faction]
 
     @property
-    def cost_items(self) -> list[tuple["Colour", int]]:
-        """The faith cost as (colour of the domain, amount), in the game's colour order, from
-        the prefetched colours (no query in lists built with for_listing())."""
+    def loyalty(self) -> dict | None:
+        if self.loyalty_faction_id is None:
+            return None
+        return {"faction": self.loyalty_faction.name, "points": self.loyalty_points}
+
+    @property
+    def cost_items(self) -> list[tuple["Colour | None", int]]:
+        """The cost as (colour of the domain, amount) in the game's colour order, then
+        (None, generic amount), from the prefetched colours (no query with for_listing())."""
         cost = self.cost or {}
-        return [(c, cost[c.domain]) for c in self.colours.all() if c.domain in cost]
+        items = [(c, cost[c.domain]) for c in self.colours.all() if c.domain in cost]
+        if cost.get(legality.GENERIC):
+            items.append((None, cost[legality.GENERIC]))
+        return items
+
+    @property
+    def stat_items(self) -> list[tuple["Stat", int]]:
+        """(Stat, value) in the game's order (needs the game's stats prefetched)."""
+        stats = self.stats or {}
+        return [(s, stats[s.slug]) for s in self.game.stats.all() if s.slug in stats]
 
     def info(self) -> legality.CardInfo:
-        """This card as the rules engine sees it (uses prefetched colours and keywords)."""
+        """This card as the rules engine sees it (uses the related rows of for_listing())."""
+        keywords = list(self.keywords.all())
         return legality.CardInfo(
             slug=self.slug,
             name=self.name,
-            rarity=self.rarity.slug,
+            rarity=self.rarity.slug if self.rarity_id else "",
             colours=frozenset(c.slug for c in self.colours.all()),
-            factions=frozenset(k.name for k in self.factions),
+            factions=frozenset(k.name for k in keywords if k.is_faction),
+            type=self.type.slug,
+            keywords=frozenset(k.name for k in keywords),
+            loyalty=(self.loyalty_faction.name, self.loyalty_points)
+            if self.loyalty_faction_id
+            else None,
         )
 
     def clean(self):
-        if self.game_id:
-            try:
-                self.cost = validate_cost(self.game, self.cost)
-            except ValidationError as e:
-                raise ValidationError({"cost": e.messages}) from None
-            if self.rarity_id and self.rarity.game_id != self.game_id:
-                raise ValidationError({"rarity": "This rarity belongs to another game."})
         if not self.slug:
             self.slug = slugify(self.name)
+        if not self.game_id:
+            return
+        errors = {}
+        for name, validate in (("cost", validate_cost), ("stats", validate_stats)):
+            try:
+                setattr(self, name, validate(self.game, getattr(self, name)))
+            except ValidationError as e:
+                errors[name] = e.messages
+        for name in ("rarity", "type", "loyalty_faction"):
+            related = getattr(self, name) if getattr(self, f"{name}_id") else None
+            if related is not None and related.game_id != self.game_id:
+                errors[name] = "This belongs to another game."
+        if self.loyalty_faction_id and not self.loyalty_faction.is_faction:
+            errors["loyalty_faction"] = "Choose a faction keyword."
+        if errors:
+            raise ValidationError(errors)
 
     def save(self, *args, **kwargs):
         if not self.slug:
             self.slug = slugify(self.name)
+        if self.type_id is None:  # a game with one card type: that type
+            types = list(self.game.card_types.all()[:2])
+            if len(types) == 1:
+                self.type = types[0]
         self.total_cost = sum((self.cost or {}).values())
-        colours = [c for d, c in self.game.domains().items() if d in (self.cost or {})]
-        self.colour_count = len(colours)
         super().save(*args, **kwargs)
-        self.colours.set(colours)
+        if self.game.colours_from_cost:
+            colours = [c for d, c in self.game.domains().items() if d in (self.cost or {})]
+            self.colours.set(colours)
+            self.colour_count = len(colours)
 
 
 class Leader(models.Model):
@@ -373,18 +583,50 @@ class Leader(models.Model):
     def factions(self):
         return [k for k in self.keywords.all() if k.is_faction]
 
+    @property
+    def loyalty(self) -> dict[str, int]:
+        """{faction name: points} (needs `loyalties__faction` prefetched in lists)."""
+        return {row.faction.name: row.points for row in self.loyalties.all()}
+
     def info(self) -> legality.LeaderInfo:
         return legality.LeaderInfo(
             slug=self.slug,
             name=self.name,
             colours=frozenset(c.slug for c in self.colours.all()),
             factions=frozenset(k.name for k in self.factions),
+            loyalty=frozenset(self.loyalty.items()),
         )
 
     def save(self, *args, **kwargs):
         if not self.slug:
             self.slug = slugify(self.name)
         super().save(*args, **kwargs)
+
+
+class Loyalty(models.Model):
+    """A leader's loyalty points (1-3) to one faction (the Irdya game's heroes)."""
+
+    leader = models.ForeignKey(Leader, on_delete=models.CASCADE, related_name="loyalties")
+    faction = models.ForeignKey(Keyword, on_delete=models.PROTECT, related_name="loyalties")
+    points = models.PositiveSmallIntegerField()
+
+    class Meta:
+        ordering = ["-points", "faction__name"]
+        verbose_name_plural = "loyalties"
+        constraints = [
+            models.UniqueConstraint(fields=["leader", "faction"], name="loyalty_one_per_faction"),
+            models.CheckConstraint(
+                condition=Q(points__gte=1) & Q(points__lte=3), name="loyalty_points_1_to_3"
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.faction}: {self.points}"
+
+    def clean(self):
+        if self.faction_id and self.leader_id:
+            if self.faction.game_id != self.leader.game_id or not self.faction.is_faction:
+                raise ValidationError({"faction": "Choose a faction of the leader's game."})
 
 
 # --- the rules reference: sections, glossary, rulings ---------------------------------------

@@ -23,6 +23,7 @@ GAME = r"games/(?P<game>[-a-z0-9_]+)"
 
 router = SimpleRouter()
 router.register("games", api.GameViewSet, basename="api-game")
+router.register(rf"{GAME}/formats", api.FormatViewSet, basename="api-format")
 router.register(rf"{GAME}/cards", api.CardViewSet, basename="api-card")
 router.register(rf"{GAME}/leaders", api.LeaderViewSet, basename="api-leader")
 router.register(rf"{GAME}/rules", api.RuleViewSet, basename="api-rule")
@@ -32,6 +33,7 @@ api_urlpatterns = router.urls
 urlpatterns = [
     path("", views.home, name="home"),
     path("games/<slug:game>/", views.game_detail, name="game-detail"),
+    path("games/<slug:game>/formats/<slug:slug>/", views.format_detail, name="format-detail"),
     path("games/<slug:game>/cards/", views.card_list, name="card-list"),
     path("games/<slug:game>/cards/<slug:slug>/", views.card_detail, name="card-detail"),
     path("games/<slug:game>/leaders/", views.leader_list, name="leader-list"),

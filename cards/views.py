@@ -37,20 +37,6 @@ from .models import (
 CARDS_PER_PAGE = 24
 RESULTS_PER_PAGE = 20
 
-# Labels of the card browser's fields, as the page names them (for the error summary).
-FILTER_LABELS = {
-    "q": "Search",
-    "colour": "Colour",
-    "rarity": "Rarity",
-    "faction": "Faction",
-    "keyword": "Keyword",
-    "leader": "Usable by",
-    "cost_min": "Total cost from",
-    "cost_max": "Total cost to",
-    "sort": "Sort",
-}
-
-
 # --- helpers --------------------------------------------------------------------------------
 
 
@@ -70,16 +56,34 @@ def _get_game(slug: str, *prefetch: str) -> Game:
     return get_object_or_404(Game.objects.prefetch_related(*prefetch), slug=slug)
 
 
-def _paginate(request, queryset):
+def _paginate(request, queryset, game: Game):
+    """A page of cards, each pointing at `game` (with its prefetched vocabulary)."""
     page = Paginator(queryset, CARDS_PER_PAGE).get_page(request.GET.get("page"))
     page.elided_range = list(page.paginator.get_elided_page_range(page.number, on_each_side=2))
-    return page, page.object_list
+    cards = list(page.object_list)
+    for card in cards:
+        card.game = game
+    return page, cards
 
 
-def leaders_able_to_use(card: Card, leaders, fmt) -> list[Leader]:
-    """The leaders (with prefetched colours and keywords) that the format lets use `card`."""
+def leaders_able_to_use(card: Card, leaders, fmt: legality.Format) -> list[Leader]:
+    """The leaders (with prefetched colours, keywords, loyalties) the format lets use `card`."""
     info = card.info()
     return [leader for leader in leaders if not legality.card_problems(fmt, leader.info(), info)]
+
+
+LEADER_RELATIONS = ("colours", "keywords", "loyalties__faction")
+VOCABULARY = ("colours", "rarities", "card_types", "stats", "formats")
+
+
+def _label(form, name: str) -> str:
+    """The label of a filter field, as the form shows it (in the game's words)."""
+    field = form.fields.get(name)
+    return str(field.label) if field is not None and field.label else name
+
+
+def _type_names(game: Game) -> dict[str, str]:
+    return {t.slug: t.name for t in game.card_types.all()}
 
 
 # --- pages ----------------------------------------------------------------------------------
@@ -105,20 +109,63 @@ def game_detail(request, game):
             "game": game,
             "colours": list(game.colours.all()),
             "rarities": list(game.rarities.all()),
+            "card_types": list(game.card_types.all()),
+            "stats": list(game.stats.all()),
+            "formats": list(game.formats.all()),
             "factions": list(keywords),
         },
     )
 
 
 @require_safe
+def format_detail(request, game, slug):
+    """A format in words: its deck sections and every rule, each linked to its rules section
+    and marked when the site chose it; the other formats of the game."""
+    game = _get_game(game, "card_types", "formats")
+    formats = list(game.formats.all())
+    fmt = next((f for f in formats if f.slug == slug), None)
+    if fmt is None:
+        raise Http404("No such format.")
+    engine = fmt.engine({t.slug: t.name for t in game.card_types.all()})
+    refs = {rule.get("section") for rule in fmt.rules} - {None}
+    anchors = dict(
+        RuleSection.objects.filter(game=game, number__in=refs).values_list("number", "anchor")
+    )
+    rows = [
+        {
+            "text": legality.describe(rule, engine),
+            "code": legality.CODES[rule["rule"]],
+            "site_default": rule.get("site_default", False),
+            "ref": rule.get("section"),
+            "href": rules.section_href(game.slug, rule["section"], anchors[rule["section"]])
+            if rule.get("section") in anchors
+            else None,
+        }
+        for rule in engine.all_rules()
+    ]
+    context = {
+        "game": game,
+        "format": fmt,
+        "formats": formats,
+        "rows": rows,
+        "sizes": [(s, legality.size_label(engine, s.slug)) for s in engine.sections],
+        "banned": [
+            (card, fmt.banlist[card.slug])
+            for card in Card.objects.filter(game=game, slug__in=list(fmt.banlist)).order_by("name")
+        ],
+    }
+    return render(request, "cards/format_detail.html", context)
+
+
+@require_safe
 def card_list(request, game):
-    game = _get_game(game, "colours", "rarities")  # shared with CardFilter's choices
+    game = _get_game(game, *VOCABULARY)  # shared with CardFilter's choices
     filterset = CardFilter(
         request.GET, queryset=Card.objects.filter(game=game).for_listing(), game=game
     )
     valid = filterset.is_valid()
     if valid:
-        page, cards = _paginate(request, filterset.qs)
+        page, cards = _paginate(request, filterset.qs, game)
     else:
         page, cards = None, []
     context = {
@@ -129,10 +176,12 @@ def card_list(request, game):
         "cards": cards,
         "valid": valid,
         "filter_errors": [
-            {"field": name, "label": FILTER_LABELS.get(name, name), "messages": messages}
+            {"field": name, "label": _label(filterset.form, name), "messages": messages}
             for name, messages in filterset.form.errors.items()
         ],
-        "leaders": list(Leader.objects.filter(game=game).only("slug", "name")),
+        "leaders": list(Leader.objects.filter(game=game).only("slug", "name"))
+        if game.has_leaders
+        else [],
         **filterset.form_options(),
     }
     return render(request, "cards/card_list.html", context, status=200 if valid else 400)
@@ -140,9 +189,12 @@ def card_list(request, game):
 
 @require_safe
 def card_detail(request, game, slug):
-    game = _get_game(game)
+    game = _get_game(game, "stats", "card_types", "formats")
     card = get_object_or_404(Card.objects.filter(game=game).for_listing(), slug=slug)
-    leaders = Leader.objects.filter(game=game).prefetch_related("colours", "keywords")
+    card.game = game
+    leaders = Leader.objects.filter(game=game).prefetch_related(*LEADER_RELATIONS)
+    fmt = game.default_format()
+    engine = fmt.engine(_type_names(game)) if fmt and game.has_leaders else None
     glossary = Glossary.for_game(game)
     rulings = list(card.rulings.all())
     links = rules.section_links(game) if rulings else {}  # "see 9.3" in answers: a link
@@ -157,7 +209,13 @@ def card_detail(request, game, slug):
         {
             "game": game,
             "card": card,
-            "leaders": leaders_able_to_use(card, leaders, game.format),
+            "leaders": leaders_able_to_use(card, leaders, engine) if engine else [],
+            "leader_rules": [
+                legality.describe(rule, engine)
+                for rule in (engine.rules if engine else [])
+                if rule["rule"] in legality.LEADER_RULES
+            ],
+            "format": fmt,
             "glossary": glossary,
             "concerns": rules_for_card(card, glossary),
             "rulings": rulings,
@@ -168,21 +226,30 @@ def card_detail(request, game, slug):
 @require_safe
 def leader_list(request, game):
     game = _get_game(game)
-    leaders = Leader.objects.filter(game=game).prefetch_related("colours", "keywords")
+    if not game.has_leaders:
+        raise Http404(f"{game.name} has no leaders.")
+    leaders = Leader.objects.filter(game=game).prefetch_related(*LEADER_RELATIONS)
     return render(request, "cards/leader_list.html", {"game": game, "leaders": leaders})
 
 
 @require_safe
 def leader_detail(request, game, slug):
-    game = _get_game(game)
+    game = _get_game(game, "stats", "card_types", "formats")
     leader = get_object_or_404(
-        Leader.objects.filter(game=game).prefetch_related("colours", "keywords"), slug=slug
+        Leader.objects.filter(game=game).prefetch_related(*LEADER_RELATIONS), slug=slug
     )
-    page, cards = _paginate(request, Card.objects.usable_by(leader).for_listing())
+    leader.game = game
+    page, cards = _paginate(request, Card.objects.usable_by(leader).for_listing(), game)
     return render(
         request,
         "cards/leader_detail.html",
-        {"game": game, "leader": leader, "page": page, "cards": cards},
+        {
+            "game": game,
+            "leader": leader,
+            "format": game.default_format(),
+            "page": page,
+            "cards": cards,
+        },
     )
 
 

@@ -12,7 +12,7 @@ from rest_framework.decorators import action, api_view, permission_classes
 from rest_framework.response import Response
 
 from cards import catalogue, legality
-from cards.models import Game, Leader
+from cards.models import Format, Game, Leader
 
 from . import services
 from .models import Deck, DeckCard, Visibility
@@ -29,6 +29,9 @@ class PreconditionFailed(exceptions.APIException):
 class CardCountSerializer(serializers.Serializer):
     card = serializers.SlugField(max_length=120)
     count = serializers.IntegerField(min_value=1, max_value=services.MAX_COPIES)
+    section = serializers.SlugField(
+        max_length=40, required=False, help_text="A deck section of the format; default: its first."
+    )
 
     def to_internal_value(self, data):
         if isinstance(data, dict) and isinstance(data.get("count"), (str, float, bool)):
@@ -41,7 +44,12 @@ class ModelCatalogue:
     """Resolves a game's slugs to model objects, for decks that are stored."""
 
     def __init__(self, game: Game):
-        self.game, self.name = game, game.name
+        self.game, self.name, self.has_leaders = game, game.name, game.has_leaders
+
+    def format(self, slug: str | None = None) -> Format | None:
+        if slug is None:
+            return self.game.default_format()
+        return Format.objects.filter(game=self.game, slug=slug).first()
 
     def leader(self, slug: str) -> Leader | None:
         return Leader.objects.filter(game=self.game, slug=slug).first()
@@ -53,43 +61,68 @@ class ModelCatalogue:
 
 
 class DeckContentSerializer(serializers.Serializer):
-    """A leader and card counts of one game, resolved through context["catalogue"]: model
-    objects (ModelCatalogue) for stored decks, the engine's data (cards.catalogue) to validate."""
+    """A format, a leader and card counts per section of one game, resolved through
+    context["catalogue"]: model objects (ModelCatalogue) for stored decks, the engine's data
+    (cards.catalogue) to validate. `cards` become {(card, section): count}."""
 
+    format = serializers.SlugField(
+        max_length=40, required=False, help_text="A format of the game; default: its default."
+    )
     leader = serializers.SlugField(max_length=120, allow_null=True, required=False)
-    cards = CardCountSerializer(many=True, required=False, max_length=200)
+    cards = CardCountSerializer(many=True, required=False, max_length=500)
 
     @property
     def catalogue(self):
         return self.context["catalogue"]
 
+    def validate_format(self, slug):
+        fmt = self.catalogue.format(slug)
+        if fmt is None:
+            raise serializers.ValidationError(f"No format {slug!r} in {self.catalogue.name}.")
+        return fmt
+
     def validate_leader(self, slug):
         if slug is None:
             return None
+        if not self.catalogue.has_leaders:
+            raise serializers.ValidationError(f"{self.catalogue.name} has no leaders.")
         leader = self.catalogue.leader(slug)
         if leader is None:
             raise serializers.ValidationError(f"No leader {slug!r} in {self.catalogue.name}.")
         return leader
 
-    def validate_cards(self, rows):
+    def validate(self, attrs):
+        """Cards per section: every section must be one of the format's (the given format, or
+        else the deck's or the game's default), and a card appears once per section."""
+        rows = attrs.get("cards")
+        if rows is None:
+            return attrs
+        fmt = (
+            attrs.get("format") or getattr(self.instance, "format", None) or self.catalogue.format()
+        )
         found = self.catalogue.cards(row["card"] for row in rows)
-        errors, counts = [], {}
+        errors, contents = [], {}
         for row in rows:
-            slug = row["card"]
+            slug, section = row["card"], row.get("section") or fmt.slugs[0]
             if slug not in found:
                 errors.append(f"No card {slug!r} in {self.catalogue.name}.")
-            elif found[slug] in counts:
-                errors.append(f"{slug!r} is listed twice: give one count per card.")
+            elif section not in fmt.slugs:
+                errors.append(
+                    f"No section {section!r} in {fmt.name} (sections: {', '.join(fmt.slugs)})."
+                )
+            elif (found[slug], section) in contents:
+                errors.append(f"{slug!r} is listed twice in {section!r}: give one count per card.")
             else:
-                counts[found[slug]] = row["count"]
+                contents[(found[slug], section)] = row["count"]
         if errors:
-            raise serializers.ValidationError(errors)
-        return counts
+            raise serializers.ValidationError({"cards": errors})
+        attrs["cards"] = contents
+        return attrs
 
 
 class ValidateSerializer(DeckContentSerializer):
-    leader = serializers.SlugField(max_length=120, allow_null=True)
-    cards = CardCountSerializer(many=True, max_length=200)
+    leader = serializers.SlugField(max_length=120, allow_null=True, required=False)
+    cards = CardCountSerializer(many=True, max_length=500)
 
 
 class DeckWriteSerializer(DeckContentSerializer):
@@ -109,39 +142,52 @@ class DeckWriteSerializer(DeckContentSerializer):
 
 class ImportSerializer(serializers.Serializer):
     game = serializers.SlugRelatedField(slug_field="slug", queryset=Game.objects.all())
+    format = serializers.SlugField(max_length=40, required=False)
     text = serializers.CharField(max_length=20000)
     name = serializers.CharField(max_length=120, required=False, allow_blank=True)
+
+    def validate(self, attrs):
+        game = attrs["game"]
+        if "format" in attrs:
+            attrs["format"] = Format.objects.filter(game=game, slug=attrs["format"]).first()
+            if attrs["format"] is None:
+                raise serializers.ValidationError({"format": [f"No format of {game.name}."]})
+        return attrs
 
 
 # --- output -----------------------------------------------------------------------------------
 
 
 def with_rule_urls(problems, game_slug: str, request) -> list[dict]:
-    """Problems (dicts or legality.Problem) as dicts with `rule_url`: the absolute URL of the
-    page (with anchor) of the rule each breaks, or None when the rule names no section.
-    Computed for the response from the cached catalogue, never stored."""
+    """Problems (dicts or legality.Problem) as the API shows them: with `rule_url`, the
+    absolute URL of the page (with anchor) of the rule each breaks (None when the rule names no
+    section), and without `ref`, the rules-reference number it comes from. Computed for the
+    response from the cached catalogue, never stored."""
     problems = [p if isinstance(p, dict) else p.as_dict() for p in problems]
     urls = catalogue.rule_urls(game_slug) if problems else {}
-    return [
-        {
-            **p,
-            "rule_url": request.build_absolute_uri(urls[p["code"]]) if p["code"] in urls else None,
-        }
-        for p in problems
-    ]
+    shown = []
+    for problem in problems:
+        shown_problem = {k: v for k, v in problem.items() if k != "ref"}
+        shown_problem.setdefault("section", None)
+        url = urls.get(problem.get("ref"))
+        shown_problem["rule_url"] = request.build_absolute_uri(url) if url else None
+        shown.append(shown_problem)
+    return shown
 
 
 class ProblemSerializer(serializers.Serializer):
     code = serializers.CharField()
     message = serializers.CharField()
     card = serializers.CharField(allow_null=True, help_text="The card's slug, if about one card.")
+    section = serializers.CharField(allow_null=True, help_text="The deck section it concerns.")
     rule_url = serializers.URLField(allow_null=True, help_text="The rule's page, with anchor.")
 
 
 class DeckSerializer(serializers.ModelSerializer):
     id = serializers.CharField(source="share_id", read_only=True)
     game = serializers.SlugRelatedField(slug_field="slug", read_only=True)
-    leader = serializers.SlugRelatedField(slug_field="slug", read_only=True)
+    format = serializers.SlugRelatedField(slug_field="slug", read_only=True)
+    leader = serializers.SlugRelatedField(slug_field="slug", read_only=True, allow_null=True)
     owner = serializers.CharField(source="owner.username", read_only=True)
     cards = serializers.SerializerMethodField()
     problems = serializers.SerializerMethodField()
@@ -154,6 +200,7 @@ class DeckSerializer(serializers.ModelSerializer):
             "name",
             "description",
             "game",
+            "format",
             "leader",
             "visibility",
             "cards",
@@ -168,7 +215,9 @@ class DeckSerializer(serializers.ModelSerializer):
 
     @extend_schema_field(CardCountSerializer(many=True))
     def get_cards(self, deck) -> list[dict]:
-        return [{"card": e.card.slug, "count": e.count} for e in deck.entries.all()]
+        order = {slug: i for i, slug in enumerate(deck.format.slugs)}
+        entries = sorted(deck.entries.all(), key=lambda e: (order.get(e.section, 99), e.card.name))
+        return [{"card": e.card.slug, "count": e.count, "section": e.section} for e in entries]
 
     def get_url(self, deck) -> str:
         return self.context["request"].build_absolute_uri(deck.get_absolute_url())
@@ -181,6 +230,10 @@ class DeckSerializer(serializers.ModelSerializer):
 class ReportSerializer(serializers.Serializer):
     legal = serializers.BooleanField()
     card_count = serializers.IntegerField()
+    format = serializers.CharField(help_text="The format judged against.")
+    sections = serializers.DictField(
+        child=serializers.IntegerField(), help_text="Cards (copies) per deck section."
+    )
     problems = ProblemSerializer(many=True)
 
 
@@ -211,16 +264,26 @@ def _not_legal(report, game: Game, request) -> Response:
 @api_view(["POST"])
 @permission_classes([permissions.AllowAny])
 def validate(request, game):
-    """Judge a leader and card counts against the game's format; nothing is stored."""
+    """Judge a leader and card counts per section against a format of the game (default: its
+    default format); nothing is stored."""
     rules = catalogue.game_rules(game)  # usually no query: cached per process
     if rules is None:
         raise Http404
     serializer = ValidateSerializer(data=request.data, context={"catalogue": rules})
     serializer.is_valid(raise_exception=True)
     data = serializer.validated_data
-    report = legality.check(rules.format, data["leader"], data["cards"].items())
+    fmt = data.get("format") or rules.format()
+    entries = [(card, n, section) for (card, section), n in data["cards"].items()]
+    report = legality.check(fmt, data.get("leader"), entries)
     problems = with_rule_urls(report.problems, rules.slug, request)
-    return Response({**report.as_dict(), "problems": problems})
+    return Response(
+        {
+            **report.as_dict(),
+            "format": fmt.slug,
+            "sections": report.section_counts,
+            "problems": problems,
+        }
+    )
 
 
 class DeckViewSet(viewsets.GenericViewSet):
@@ -298,11 +361,12 @@ class DeckViewSet(viewsets.GenericViewSet):
             deck = services.deck_create(
                 owner=request.user,
                 game=game,
+                format=data.get("format"),
                 leader=data.get("leader"),
                 name=data["name"],
                 description=data.get("description", ""),
                 visibility=data.get("visibility", Visibility.PRIVATE),
-                counts=data.get("cards", {}),
+                contents=data.get("cards", {}),
             )
         except services.DeckNotLegal as e:
             return _not_legal(e.report, game, request)
@@ -323,10 +387,10 @@ class DeckViewSet(viewsets.GenericViewSet):
         serializer.is_valid(raise_exception=True)
         changes = dict(serializer.validated_data)
         changes.pop("game", None)
-        counts = changes.pop("cards", None)
+        contents = changes.pop("cards", None)
         try:
             deck = services.deck_update(
-                deck=deck, expected_version=deck.version, counts=counts, **changes
+                deck=deck, expected_version=deck.version, contents=contents, **changes
             )
         except services.DeckNotLegal as e:
             return _not_legal(e.report, deck.game, request)
@@ -359,7 +423,8 @@ class DeckViewSet(viewsets.GenericViewSet):
     )
     @action(detail=True, methods=["get"], renderer_classes=[PlainTextRenderer])
     def export(self, request, id):
-        """The deck as text: the leader's name, then one `N Card Name` a line."""
+        """The deck as text: the leader's name, then one `N Card Name` a line; each further
+        deck section starts with a header line naming it (`Side deck:`)."""
         text = services.deck_export_text(self._visible())
         return Response(text, content_type="text/plain; charset=utf-8")
 
@@ -377,17 +442,20 @@ class DeckViewSet(viewsets.GenericViewSet):
     @extend_schema(
         parameters=[
             OpenApiParameter("game", str),
+            OpenApiParameter("format", str),
             OpenApiParameter("leader", str),
             OpenApiParameter("card", str),
         ]
     )
     @action(detail=False, methods=["get"])
     def public(self, request):
-        """Public decks, newest first; filter by `game`, `leader` and `card` slugs."""
+        """Public decks, newest first; filter by `game`, `format`, `leader` and `card` slugs."""
         decks = self.get_queryset().public()
         params = request.query_params
         if params.get("game"):
             decks = decks.filter(game__slug=params["game"])
+        if params.get("format"):
+            decks = decks.filter(format__slug=params["format"])
         if params.get("leader"):
             decks = decks.filter(leader__slug=params["leader"])
         if params.get("card"):

@@ -3,7 +3,7 @@
 from django import forms
 from django.db.models import Q
 
-from cards.models import Card, Game, Leader
+from cards.models import Card, Format, Game, Leader
 
 from .models import Visibility
 from .services import MAX_COPIES
@@ -26,32 +26,70 @@ class LeaderChoiceField(forms.ModelChoiceField):
         )
 
 
-class DeckNewForm(forms.Form):
-    """A new deck: a leader of the chosen game and a name (blank: "<Leader> deck")."""
+class FormatChoiceField(forms.ModelChoiceField):
+    """A format of the deck's game, by slug; left out, the game's default format."""
 
+    def __init__(self, **kwargs):
+        super().__init__(
+            Format.objects.none(),
+            to_field_name="slug",
+            empty_label=None,
+            widget=forms.RadioSelect,
+            error_messages={
+                "required": "Choose a format.",
+                "invalid_choice": "Choose one of the formats listed.",
+            },
+            **kwargs,
+        )
+
+
+def _game_fields(form: forms.Form, game: Game) -> None:
+    """Point a deck form's format and leader fields at `game` (no leader field if it has none)."""
+    form.fields["format"].queryset = Format.objects.filter(game=game)
+    if game.has_leaders:
+        form.fields["leader"].queryset = Leader.objects.filter(game=game)
+        form.fields["leader"].label = game.leader_label
+        form.fields["leader"].error_messages["required"] = f"Choose {_a(game.leader_label)}."
+    else:
+        del form.fields["leader"]
+
+
+def _a(noun: str) -> str:
+    return f"{'an' if noun[:1].lower() in 'aeiou' else 'a'} {noun.lower()}"
+
+
+class DeckNewForm(forms.Form):
+    """A new deck: a format and a leader (where the game has them) of the chosen game, and a
+    name (blank: "<Leader> deck", or "<Format> deck" without a leader)."""
+
+    format = FormatChoiceField(label="Format", required=False)
     leader = LeaderChoiceField(Leader.objects.none(), label="Leader")
     name = forms.CharField(
         label="Deck name",
         max_length=120,
         required=False,
-        help_text="Leave it blank to call the deck after its leader; you can change it later.",
+        help_text="Leave it blank to name the deck after its leader; you can change it later.",
     )
 
     def __init__(self, *args, game: Game, **kwargs):
         super().__init__(*args, **kwargs)
         self.game = game
-        self.fields["leader"].queryset = Leader.objects.filter(game=game)
-        self.fields["leader"].label = game.leader_label
+        _game_fields(self, game)
 
     def clean(self):
         data = super().clean()
-        if data.get("leader") and not data.get("name", "").strip():
-            data["name"] = f"{data['leader'].name} deck"
+        if not data.get("format") and "format" not in self.errors:
+            data["format"] = self.game.default_format()
+        if not data.get("name", "").strip():
+            if data.get("leader"):
+                data["name"] = f"{data['leader'].name} deck"
+            elif data.get("format"):
+                data["name"] = f"{self.game.name} deck"
         return data
 
 
 class DeckSettingsForm(forms.Form):
-    """Name, description, leader and visibility of a deck (saved with services.deck_update)."""
+    """Name, description, format, leader and visibility of a deck (services.deck_update)."""
 
     name = forms.CharField(label="Name", max_length=120)
     description = forms.CharField(
@@ -59,6 +97,14 @@ class DeckSettingsForm(forms.Form):
         max_length=5000,
         required=False,
         widget=forms.Textarea(attrs={"rows": 4}),
+    )
+    format = forms.ModelChoiceField(
+        Format.objects.none(),
+        to_field_name="slug",
+        label="Format",
+        empty_label=None,
+        required=False,
+        help_text="Cards in a section the new format lacks move to its first section.",
     )
     leader = forms.ModelChoiceField(
         Leader.objects.none(), to_field_name="slug", label="Leader", empty_label=None
@@ -72,20 +118,27 @@ class DeckSettingsForm(forms.Form):
 
     def __init__(self, *args, game: Game, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["leader"].queryset = Leader.objects.filter(game=game)
-        self.fields["leader"].label = game.leader_label
+        _game_fields(self, game)
+
+    def clean(self):
+        data = super().clean()
+        if data.get("format") is None:
+            data.pop("format", None)  # left out: the deck keeps its format
+        return data
 
 
 class CountForm(forms.Form):
-    """The builder's +/−: a card of the deck's game and either `op` (add/remove) or `count`."""
+    """The builder's +/−: a card of the deck's game, a section of its format (default: the
+    first) and either `op` (add/remove) or `count`."""
 
     card = forms.SlugField(max_length=120)
+    section = forms.SlugField(max_length=40, required=False)
     op = forms.ChoiceField(choices=[("add", "Add one"), ("remove", "Remove one")], required=False)
     count = forms.IntegerField(min_value=0, max_value=MAX_COPIES, required=False)
 
-    def __init__(self, *args, game: Game, **kwargs):
+    def __init__(self, *args, deck, **kwargs):
         super().__init__(*args, **kwargs)
-        self.game = game
+        self.game, self.format = deck.game, deck.format
 
     def clean_card(self):
         slug = self.cleaned_data["card"]
@@ -93,6 +146,12 @@ class CountForm(forms.Form):
         if card is None:
             raise forms.ValidationError(f"No card {slug!r} in {self.game.name}.")
         return card
+
+    def clean_section(self):
+        section = self.cleaned_data["section"] or self.format.slugs[0]
+        if section not in self.format.slugs:
+            raise forms.ValidationError(f"No section {section!r} in {self.format.name}.")
+        return section
 
     def clean(self):
         data = super().clean()
@@ -116,6 +175,7 @@ class PublicDeckFilterForm(forms.Form):
     game = forms.ModelChoiceField(
         Game.objects.all(), to_field_name="slug", required=False, empty_label="Any game"
     )
+    format = forms.SlugField(label="Format", max_length=40, required=False)
     leader = forms.SlugField(label="Leader", max_length=120, required=False)
     card = forms.CharField(label="Contains the card", max_length=120, required=False)
 

@@ -7,7 +7,7 @@ from django.db import models
 from django.db.models import Q
 from django.urls import reverse
 
-from cards.models import Card, Game, Leader
+from cards.models import Card, Format, Game, Leader
 
 
 def new_share_id() -> str:
@@ -33,7 +33,7 @@ class DeckQuerySet(models.QuerySet):
         return self.filter(visibility=Visibility.PUBLIC)
 
     def for_display(self):
-        return self.select_related("owner", "game", "leader")
+        return self.select_related("owner", "game", "format", "leader")
 
 
 class Deck(models.Model):
@@ -42,6 +42,8 @@ class Deck(models.Model):
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="decks"
     )
     game = models.ForeignKey(Game, on_delete=models.PROTECT, related_name="decks")
+    # One of the game's formats (the services keep format.game == game).
+    format = models.ForeignKey(Format, on_delete=models.PROTECT, related_name="decks")
     leader = models.ForeignKey(
         Leader, on_delete=models.PROTECT, null=True, blank=True, related_name="decks"
     )
@@ -88,12 +90,16 @@ class Deck(models.Model):
 class DeckCard(models.Model):
     deck = models.ForeignKey(Deck, on_delete=models.CASCADE, related_name="entries")
     card = models.ForeignKey(Card, on_delete=models.PROTECT, related_name="deck_entries")
+    section = models.SlugField(max_length=40, default="main", help_text="A section of the format.")
     count = models.PositiveSmallIntegerField()
 
     class Meta:
         ordering = ["card__name"]
         constraints = [
-            models.UniqueConstraint(fields=["deck", "card"], name="deckcard_one_row_per_card"),
+            models.UniqueConstraint(
+                fields=["deck", "section", "card"], name="deckcard_one_row_per_card_and_section"
+            ),
+            models.CheckConstraint(condition=~Q(section=""), name="deckcard_section_not_empty"),
             models.CheckConstraint(
                 condition=Q(count__gte=1) & Q(count__lte=99), name="deckcard_count_1_to_99"
             ),

@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping
 from django.db import transaction
 
 from cards import legality
-from cards.models import Card, Game, Leader
+from cards.models import Card, Format, Game, Leader
 
 from .models import Deck, DeckCard, Visibility
 
@@ -37,44 +37,66 @@ class TextImportError(Exception):
         self.errors = errors
 
 
+Contents = Mapping[tuple[Card, str], int]  # {(card, deck section slug): count}
+
+
 def cards_for_rules():
-    """Cards with what the engine reads (rarity, colours, factions), in constant queries."""
-    return Card.objects.select_related("rarity").prefetch_related("colours", "keywords")
-
-
-def entries_of(deck: Deck) -> list[DeckCard]:
-    """The deck's cards with everything the engine and the pages need (3 queries)."""
-    return list(
-        deck.entries.select_related("card__rarity").prefetch_related(
-            "card__colours", "card__keywords"
-        )
+    """Cards with what the engine reads (rarity, type, colours, keywords, loyalty), in
+    constant queries."""
+    return Card.objects.select_related("rarity", "type", "loyalty_faction").prefetch_related(
+        "colours", "keywords"
     )
 
 
-def judge(*, game: Game, leader: Leader | None, counts: Mapping[Card, int]) -> legality.Report:
-    """The engine's verdict on a leader and card counts (cards with prefetched relations)."""
+def entries_of(deck: Deck) -> list[DeckCard]:
+    """The deck's entries with everything the engine and the pages need (3 queries)."""
+    return list(
+        deck.entries.select_related(
+            "card__rarity", "card__type", "card__loyalty_faction"
+        ).prefetch_related("card__colours", "card__keywords")
+    )
+
+
+def judge(*, fmt: Format, leader: Leader | None, contents: Contents) -> legality.Report:
+    """The engine's verdict on a leader and contents (cards with prefetched relations)."""
     return legality.check(
-        game.format,
+        fmt.engine(),
         leader.info() if leader else None,
-        [(card.info(), count) for card, count in counts.items()],
+        [(card.info(), count, section) for (card, section), count in contents.items()],
     )
 
 
 def _leader_for_rules(leader: Leader | None) -> Leader | None:
     if leader is None:
         return None
-    return Leader.objects.prefetch_related("colours", "keywords").get(pk=leader.pk)
+    return Leader.objects.prefetch_related("colours", "keywords", "loyalties__faction").get(
+        pk=leader.pk
+    )
 
 
-def _save(deck: Deck, counts: Mapping[Card, int] | None = None) -> legality.Report:
-    """Store the deck (and its counts, when given) with the engine's verdict."""
-    if counts is None:
-        counts = {entry.card: entry.count for entry in entries_of(deck)}
+def fit_sections(contents: Contents, fmt: Format) -> dict[tuple[Card, str], int]:
+    """The contents with every card in a section of `fmt`: a card in a section the format does
+    not have moves to its first section (counts add up), so a change of format loses nothing."""
+    fitted: dict[tuple[Card, str], int] = {}
+    for (card, section), count in contents.items():
+        key = (card, section if section in fmt.slugs else fmt.slugs[0])
+        fitted[key] = min(fitted.get(key, 0) + count, MAX_COPIES)
+    return fitted
+
+
+def _contents_of(deck: Deck) -> dict[tuple[Card, str], int]:
+    return {(e.card, e.section): e.count for e in entries_of(deck)}
+
+
+def _save(deck: Deck, contents: Contents | None = None) -> legality.Report:
+    """Store the deck (and its contents, when given) with the engine's verdict."""
+    if contents is None:
+        contents = _contents_of(deck)
     else:
-        counts = {card: n for card, n in counts.items() if n}
-        loaded = {c.pk: c for c in cards_for_rules().filter(pk__in=[c.pk for c in counts])}
-        counts = {loaded[card.pk]: n for card, n in counts.items()}
-    report = judge(game=deck.game, leader=_leader_for_rules(deck.leader), counts=counts)
+        contents = {key: n for key, n in contents.items() if n}
+        loaded = cards_for_rules().in_bulk([card.pk for card, _ in contents])
+        contents = {(loaded[card.pk], section): n for (card, section), n in contents.items()}
+    report = judge(fmt=deck.format, leader=_leader_for_rules(deck.leader), contents=contents)
     if deck.visibility == Visibility.PUBLIC and not report.legal:
         raise DeckNotLegal(report)
     deck.legal, deck.card_count = report.legal, report.card_count
@@ -85,10 +107,12 @@ def _save(deck: Deck, counts: Mapping[Card, int] | None = None) -> legality.Repo
     return report
 
 
-def _store_counts(deck: Deck, counts: Mapping[Card, int]) -> None:
+def _store(deck: Deck, contents: Contents) -> None:
     deck.entries.all().delete()
     DeckCard.objects.bulk_create(
-        DeckCard(deck=deck, card=card, count=n) for card, n in counts.items() if n
+        DeckCard(deck=deck, card=card, section=section, count=n)
+        for (card, section), n in contents.items()
+        if n
     )
 
 
@@ -96,7 +120,7 @@ def _lock(deck: Deck, expected_version: int | None) -> Deck:
     # of=self: the leader is a nullable join, and PostgreSQL cannot lock an outer join
     locked = (
         Deck.objects.select_for_update(of=("self",))
-        .select_related("game", "leader")
+        .select_related("game", "format__game", "leader")
         .get(pk=deck.pk)
     )
     if expected_version is not None and locked.version != expected_version:
@@ -110,22 +134,26 @@ def deck_create(
     owner,
     game: Game,
     name: str,
+    format: Format | None = None,
     leader: Leader | None = None,
     description: str = "",
     visibility: str = Visibility.PRIVATE,
-    counts: Mapping[Card, int] | None = None,
+    contents: Contents | None = None,
 ) -> Deck:
+    """A new deck of `format` (default: the game's default format)."""
+    fmt = format or game.default_format()
     deck = Deck(
         owner=owner,
         game=game,
+        format=fmt,
         leader=leader,
         name=name,
         description=description,
         visibility=visibility,
     )
-    counts = dict(counts or {})
-    _save(deck, counts)
-    _store_counts(deck, counts)
+    contents = dict(contents or {})
+    _save(deck, contents)
+    _store(deck, contents)
     return deck
 
 
@@ -134,30 +162,38 @@ def deck_update(
     *,
     deck: Deck,
     expected_version: int | None = None,
-    counts: Mapping[Card, int] | None = None,
+    contents: Contents | None = None,
     **fields,
 ) -> Deck:
-    """Change any of leader, name, description, visibility, and (replace) the counts."""
+    """Change any of format, leader, name, description, visibility, and (replace) the contents.
+    A new format keeps every card: those in sections it lacks move to its first section."""
     deck = _lock(deck, expected_version)
     for name, value in fields.items():
-        if name not in {"leader", "name", "description", "visibility"}:
+        if name not in {"format", "leader", "name", "description", "visibility"}:
             raise TypeError(f"deck_update() got an unexpected field {name!r}")
         setattr(deck, name, value)
-    _save(deck, counts)
-    if counts is not None:
-        _store_counts(deck, counts)
+    if contents is None and "format" in fields:
+        contents = fit_sections(_contents_of(deck), deck.format)
+    _save(deck, contents)
+    if contents is not None:
+        _store(deck, contents)
     return deck
 
 
 @transaction.atomic
-def deck_set_count(*, deck: Deck, card: Card, count: int) -> Deck:
-    """Set how many copies of one card the deck holds (0 removes it): the builder's +/−."""
+def deck_set_count(*, deck: Deck, card: Card, count: int, section: str | None = None) -> Deck:
+    """Set how many copies of one card a section holds (0 removes it): the builder's +/−.
+    `section` defaults to the format's first."""
     deck = _lock(deck, None)
-    counts = {entry.card: entry.count for entry in deck.entries.select_related("card")}
-    counts = {c: n for c, n in counts.items() if c.pk != card.pk}
-    counts[card] = max(0, min(count, MAX_COPIES))
-    _save(deck, counts)
-    _store_counts(deck, counts)
+    section = section or deck.format.slugs[0]
+    contents = {
+        (e.card, e.section): e.count
+        for e in deck.entries.select_related("card")
+        if not (e.card_id == card.pk and e.section == section)
+    }
+    contents[(card, section)] = max(0, min(count, MAX_COPIES))
+    _save(deck, contents)
+    _store(deck, contents)
     return deck
 
 
@@ -169,31 +205,32 @@ def deck_delete(*, deck: Deck, expected_version: int | None = None) -> None:
 @transaction.atomic
 def deck_copy(*, deck: Deck, owner) -> Deck:
     """A private copy of `deck` for `owner`."""
-    counts = {entry.card: entry.count for entry in deck.entries.select_related("card")}
+    contents = {(e.card, e.section): e.count for e in deck.entries.select_related("card")}
     return deck_create(
         owner=owner,
         game=deck.game,
+        format=deck.format,
         leader=deck.leader,
         name=f"Copy of {deck.name}"[:120],
         description=deck.description,
-        counts=counts,
+        contents=contents,
     )
 
 
 def refresh_legality(*, decks: Iterable[Deck]) -> int:
     """Recompute stored verdicts after cards, leaders or a format changed; returns how many
-    changed. A public deck that became illegal stays public, showing its problems."""
+    changed. Cards in a section the format no longer has move to its first section. A public
+    deck that became illegal stays public, showing its problems."""
     changed = 0
     for deck in decks:
         with transaction.atomic():
-            entries = entries_of(deck)
-            report = judge(
-                game=deck.game,
-                leader=_leader_for_rules(deck.leader),
-                counts={e.card: e.count for e in entries},
-            )
+            contents = _contents_of(deck)
+            fitted = fit_sections(contents, deck.format)
+            if fitted != contents:
+                _store(deck, fitted)
+            report = judge(fmt=deck.format, leader=_leader_for_rules(deck.leader), contents=fitted)
             problems = [p.as_dict() for p in report.problems]
-            if (deck.legal, deck.card_count, deck.problems) != (
+            if fitted != contents or (deck.legal, deck.card_count, deck.problems) != (
                 report.legal,
                 report.card_count,
                 problems,
@@ -214,36 +251,70 @@ _LINE = re.compile(r"^\s*(?P<count>\d+)\s*[xX×]?\s+(?P<name>\S.*?)\s*$")
 
 
 def deck_export_text(deck: Deck, entries: Iterable[DeckCard] | None = None) -> str:
-    """The leader's name on the first line, then one `N Card Name` a line.
+    """The leader's name on the first line (none for a game without leaders), then one
+    `N Card Name` a line for the first section; each further section that holds cards starts
+    with a header line naming it (`Side deck:`).
 
     `entries`: the deck's entries with their cards, when the caller has loaded them already.
     """
     if entries is None:
         entries = deck.entries.select_related("card")
-    lines = [deck.leader.name if deck.leader else ""]
-    lines += [f"{e.count} {e.card.name}" for e in entries]
+    by_section: dict[str, list[DeckCard]] = {}
+    for entry in entries:
+        by_section.setdefault(entry.section, []).append(entry)
+    lines = [deck.leader.name if deck.leader else ""] if deck.game.has_leaders else []
+    for i, section in enumerate(deck.format.sections):
+        rows = sorted(by_section.get(section["slug"], []), key=lambda e: e.card.name.casefold())
+        if i and rows:
+            lines.append(f"{section['name']}:")
+        lines += [f"{e.count} {e.card.name}" for e in rows]
     return "\n".join(lines) + "\n"
 
 
-def parse_deck_text(*, game: Game, text: str) -> tuple[Leader | None, dict[Card, int]]:
-    """Read the export format back; every bad line is reported (TextImportError)."""
+def parse_deck_text(
+    *, game: Game, fmt: Format, text: str
+) -> tuple[Leader | None, dict[tuple[Card, str], int]]:
+    """Read the export format back; every bad line is reported by number (TextImportError)."""
     lines = [(n, line.strip()) for n, line in enumerate(text.splitlines(), 1)]
     lines = [(n, line) for n, line in lines if line and not line.startswith("#")]
     if not lines:
-        raise TextImportError(["The text is empty: put the leader's name on the first line."])
+        first = (
+            f"the {game.leader_label.lower()}'s name on the first line, then "
+            if game.has_leaders
+            else ""
+        )
+        raise TextImportError([f"The text is empty: put {first}one 'N Card Name' a line."])
     errors: list[str] = []
-    leader_line, leader_name = lines[0]
-    leader = Leader.objects.filter(game=game, name__iexact=leader_name).first()
-    if leader is None and _LINE.match(leader_name):
-        card_lines = lines  # no leader line: a draft exported before a leader was chosen
-    else:
-        card_lines = lines[1:]
-        if leader is None:
-            errors.append(f"line {leader_line}: no leader named {leader_name!r} in {game.name}")
+    leader = None
+    card_lines = lines
+    if game.has_leaders:
+        leader_line, leader_name = lines[0]
+        leader = Leader.objects.filter(game=game, name__iexact=leader_name).first()
+        if leader is not None or not _LINE.match(leader_name):
+            card_lines = lines[1:]  # else no leader line: a draft exported before choosing one
+            if leader is None:
+                errors.append(
+                    f"line {leader_line}: no {game.leader_label.lower()} named {leader_name!r}"
+                    f" in {game.name}"
+                )
+    headers = {}
+    for section in fmt.sections:
+        headers[section["slug"].casefold()] = headers[section["name"].casefold()] = section["slug"]
     cards = {c.name.casefold(): c for c in Card.objects.filter(game=game)}
-    counts: dict[Card, int] = {}
+    section = fmt.slugs[0]
+    contents: dict[tuple[Card, str], int] = {}
     for number, line in card_lines:
         match = _LINE.match(line)
+        if not match and line.endswith(":"):
+            name = line[:-1].strip()
+            if name.casefold() in headers:
+                section = headers[name.casefold()]
+            else:
+                known = ", ".join(s["name"] for s in fmt.sections)
+                errors.append(
+                    f"line {number}: no section {name!r} in {fmt.name} (sections: {known})"
+                )
+            continue
         if not match:
             errors.append(f"line {number}: expected 'N Card Name', got {line!r}")
             continue
@@ -253,22 +324,26 @@ def parse_deck_text(*, game: Game, text: str) -> tuple[Leader | None, dict[Card,
             errors.append(f"line {number}: no card named {name!r} in {game.name}")
         elif not 1 <= count <= MAX_COPIES:
             errors.append(f"line {number}: count must be from 1 to {MAX_COPIES}, got {count}")
-        elif card in counts:
-            errors.append(f"line {number}: {card.name} is listed twice")
+        elif (card, section) in contents:
+            errors.append(f"line {number}: {card.name} is listed twice in this section")
         else:
-            counts[card] = count
+            contents[(card, section)] = count
     if errors:
         raise TextImportError(errors)
-    return leader, counts
+    return leader, contents
 
 
 @transaction.atomic
-def deck_import(*, owner, game: Game, text: str, name: str = "") -> Deck:
-    leader, counts = parse_deck_text(game=game, text=text)
+def deck_import(
+    *, owner, game: Game, text: str, name: str = "", format: Format | None = None
+) -> Deck:
+    fmt = format or game.default_format()
+    leader, contents = parse_deck_text(game=game, fmt=fmt, text=text)
     return deck_create(
         owner=owner,
         game=game,
+        format=fmt,
         leader=leader,
-        counts=counts,
+        contents=contents,
         name=name or (f"{leader.name} deck" if leader else "Imported deck"),
     )

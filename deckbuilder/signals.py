@@ -1,27 +1,41 @@
 """Keep stored deck verdicts true when the reference data they depend on changes.
 
-Curators change cards, leaders, keywords and formats in the admin, the API or an import; every
-deck that uses what changed is judged again. (`cards` never imports `deckbuilder`: the
+Curators change cards, leaders, loyalties, keywords and formats in the admin, the API or an
+import; every deck that uses what changed is judged again. (`cards` never imports `deckbuilder`: the
 dependency points this way.)
 """
 
-from django.db.models.signals import m2m_changed, post_save
+from django.db.models.signals import m2m_changed, post_delete, post_save
 from django.dispatch import receiver
 
-from cards.models import Card, Game, Keyword, Leader
+from cards.models import Card, Format, Game, Keyword, Leader, Loyalty
 
 from . import services
 from .models import Deck
 
 
 def _refresh(decks):
-    services.refresh_legality(decks=decks.select_related("game", "leader").distinct())
+    services.refresh_legality(
+        decks=decks.select_related("game", "format__game", "leader").distinct()
+    )
 
 
 @receiver(post_save, sender=Game)
 def game_saved(sender, instance, created, raw=False, **kwargs):
     if not created and not raw:
         _refresh(Deck.objects.filter(game=instance))
+
+
+@receiver(post_save, sender=Format)
+def format_saved(sender, instance, created, raw=False, **kwargs):
+    if not created and not raw:
+        _refresh(Deck.objects.filter(format=instance))
+
+
+@receiver([post_save, post_delete], sender=Loyalty)
+def loyalty_changed(sender, instance, raw=False, **kwargs):
+    if not raw:
+        _refresh(Deck.objects.filter(leader_id=instance.leader_id))
 
 
 @receiver(post_save, sender=Card)

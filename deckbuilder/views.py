@@ -31,8 +31,8 @@ from .forms import CountForm, DeckNewForm, DeckSettingsForm, PublicDeckFilterFor
 from .models import Deck, DeckCard
 
 CARDS_PER_PAGE = 60
+VOCABULARY = ("colours", "rarities", "card_types", "stats", "formats")
 DECKS_PER_PAGE = 20
-FILTER_KEYS = ("q", "colour", "rarity", "faction", "keyword", "cost_min", "cost_max")
 
 
 @never_cache
@@ -53,6 +53,13 @@ def healthz(request):
 # --- helpers ---------------------------------------------------------------------------------
 
 
+def _entries_for_page(deck: Deck) -> list[DeckCard]:
+    """The deck's entries with card, rarity, type and colours: 2 queries whatever its size."""
+    return list(
+        deck.entries.select_related("card__rarity", "card__type").prefetch_related("card__colours")
+    )
+
+
 def _is_htmx(request) -> bool:
     return request.headers.get("HX-Request") == "true"
 
@@ -63,15 +70,12 @@ def _paginate(request, items, per_page):
     return page
 
 
-def _entries_for_page(deck: Deck) -> list[DeckCard]:
-    """The deck's entries with card, rarity and colours: 2 queries whatever the deck size."""
-    return list(deck.entries.select_related("card__rarity").prefetch_related("card__colours"))
-
-
 def deck_stats(entries, game: Game) -> list[dict]:
-    """Cost per domain, colours and rarities of the deck's copies, as rows for bar charts."""
+    """Cost per domain, colours, card types and rarities of the copies in `entries` (one deck
+    section's, or all), as rows for bar charts; groups the game does not have are left out."""
     domains: dict = {}
     colours: dict = {}
+    types: dict = {}
     rarities: dict = {}
     colourless = 0
     for entry in entries:
@@ -84,7 +88,9 @@ def deck_stats(entries, game: Game) -> list[dict]:
                 domains[colour] = domains.get(colour, 0) + amount * n
         if not card_colours:
             colourless += n
-        rarities[card.rarity] = rarities.get(card.rarity, 0) + n
+        types[card.type] = types.get(card.type, 0) + n
+        if card.rarity is not None:
+            rarities[card.rarity] = rarities.get(card.rarity, 0) + n
 
     def rows(counts: dict, extra=()) -> list[dict]:
         items = sorted(counts.items(), key=lambda kv: (kv[0].position, kv[0].slug))
@@ -92,57 +98,107 @@ def deck_stats(entries, game: Game) -> list[dict]:
         top = max((n for _, n in items), default=0)
         return [{"item": item, "value": n, "pct": round(100 * n / top)} for item, n in items]
 
-    return [
-        {
-            "key": "cost",
-            "title": f"Cost per {game.domain_label}",
-            "hint": "total over all copies",
-            "rows": rows(domains),
-        },
-        {
-            "key": "colours",
-            "title": "Colours",
-            "hint": "copies; a card of two colours counts for both",
-            "rows": rows(colours, [colourless]),
-        },
-        {"key": "rarities", "title": "Rarities", "hint": "copies", "rows": rows(rarities)},
-    ]
+    groups = []
+    if game.domain_label and game.colours_from_cost and game.colour_label:
+        groups.append(
+            {
+                "key": "cost",
+                "title": f"{game.cost_label} per {game.domain_label}",
+                "hint": "total over all copies",
+                "rows": rows(domains),
+            }
+        )
+    if game.colour_label:
+        groups.append(
+            {
+                "key": "colours",
+                "title": f"{game.colour_label}s",
+                "hint": "copies; a card of two counts for both",
+                "rows": rows(colours, [colourless]),
+            }
+        )
+    groups.append({"key": "types", "title": "Card types", "hint": "copies", "rows": rows(types)})
+    if rarities:
+        groups.append(
+            {"key": "rarities", "title": "Rarities", "hint": "copies", "rows": rows(rarities)}
+        )
+    return groups
 
 
-def _named(problems, cards_by_slug: dict, game: Game) -> list[dict]:
-    """Problems (dicts or legality.Problem) with the Card they concern and the page of the
-    rule they break (`rule_url`, None when the rule names no section), for links."""
+def _named(problems, cards_by_slug: dict, game: Game, fmt) -> list[dict]:
+    """Problems (dicts or legality.Problem) with the Card they concern, the name of the deck
+    section they concern and the page of the rule they break (`rule_url`, None when the rule
+    names no section), for links."""
     problems = [p if isinstance(p, dict) else p.as_dict() for p in problems]
     urls = catalogue.rule_urls(game.slug) if problems else {}
+    names = {s["slug"]: s["name"] for s in fmt.sections}
     return [
-        {**p, "card_obj": cards_by_slug.get(p.get("card")), "rule_url": urls.get(p["code"])}
+        {
+            **p,
+            "card_obj": cards_by_slug.get(p.get("card")),
+            "rule_url": urls.get(p.get("ref")),
+            "section_name": names.get(p.get("section")) if len(names) > 1 else None,
+        }
         for p in problems
     ]
 
 
-def _not_legal(error: services.DeckNotLegal | None, cards_by_slug: dict, game: Game):
+def _not_legal(error: services.DeckNotLegal | None, cards_by_slug: dict, deck: Deck):
     if error is None:
         return None
-    return {"message": str(error), "problems": _named(error.report.problems, cards_by_slug, game)}
+    return {
+        "message": str(error),
+        "problems": _named(error.report.problems, cards_by_slug, deck.game, deck.format),
+    }
+
+
+def _sections(deck: Deck, entries) -> list[dict]:
+    """The deck's sections in format order, each with its entries (by name), card count and
+    the count its format asks for ("40–60")."""
+    engine = deck.format.engine()
+    by_section: dict[str, list] = {}
+    for entry in entries:
+        by_section.setdefault(entry.section, []).append(entry)
+    sections = []
+    for section in deck.format.sections:
+        rows = sorted(by_section.get(section["slug"], []), key=lambda e: e.card.name.casefold())
+        sections.append(
+            {
+                **section,
+                "entries": rows,
+                "count": sum(e.count for e in rows),
+                "size": legality.size_label(engine, section["slug"]),
+                "stats": deck_stats(rows, deck.game),
+            }
+        )
+    return sections
 
 
 def _panel_context(deck: Deck, entries, error=None) -> dict:
+    for entry in entries:
+        entry.card.game = deck.game  # the game with its vocabulary prefetched
     cards_by_slug = {e.card.slug: e.card for e in entries}
+    sections = _sections(deck, entries)
     return {
         "deck": deck,
         "game": deck.game,
+        "format": deck.format,
         "entries": entries,
-        "size": legality.deck_size_label(deck.game.format),
-        "problems": _named(deck.problems, cards_by_slug, deck.game),
-        "stats": deck_stats(entries, deck.game),
+        "sections": sections,
+        "several_sections": len(sections) > 1,
+        "size": sections[0]["size"] if len(sections) == 1 else "",
+        "problems": _named(deck.problems, cards_by_slug, deck.game, deck.format),
         "not_legal": error,
     }
 
 
-def _card_rows(cards, *, deck: Deck, entries, leader: Leader | None, fmt) -> list[Card]:
-    """Attach to each listed card what the builder shows: cost, count in the deck, the copy
-    limit of its rarity, why the leader may not use it, and the deck's problems about it."""
-    counts = {e.card_id: e.count for e in entries}
+def _card_rows(cards, *, deck: Deck, entries, leader: Leader | None) -> list[Card]:
+    """Attach to each listed card what the builder shows: a control per deck section it may go
+    in (its count there and the copy limit), why the leader may not use it, and the deck's
+    problems about it."""
+    engine = deck.format.engine()
+    counts = {(e.card_id, e.section): e.count for e in entries}
+    names = {s["slug"]: s["name"] for s in deck.format.sections}
     deck_problems: dict[str, list[str]] = {}
     for problem in deck.problems:
         if problem.get("card"):
@@ -150,10 +206,24 @@ def _card_rows(cards, *, deck: Deck, entries, leader: Leader | None, fmt) -> lis
     leader_info = leader.info() if leader else None
     cards = list(cards)
     for card in cards:
-        card.in_deck = counts.get(card.pk, 0)
-        card.limit = legality.copy_limit(fmt, card.rarity.slug)
+        card.game = deck.game
+        info = card.info()
+        held = {s for (pk, s) in counts if pk == card.pk}
+        allowed = legality.allowed_sections(engine, info)
+        card.slots = [
+            {
+                "section": slug,
+                "name": names[slug],
+                "count": counts.get((card.pk, slug), 0),
+                "limit": legality.copy_limit(engine, info, slug),
+                "allowed": slug in allowed,
+            }
+            for slug in engine.slugs
+            if slug in allowed or slug in held
+        ]
+        card.in_deck = sum(slot["count"] for slot in card.slots)
         card.unusable = (
-            [p.message for p in legality.card_problems(fmt, leader_info, card.info())]
+            [p.message for p in legality.card_problems(engine, leader_info, info)]
             if leader_info
             else []
         )
@@ -174,15 +244,18 @@ def _leader_for_rules(deck: Deck) -> Leader | None:
         return None
     return (
         Leader.objects.select_related("game")
-        .prefetch_related("colours", "keywords")
+        .prefetch_related("colours", "keywords", "loyalties__faction")
         .get(pk=deck.leader_id)
     )
 
 
 def _with_size(decks):
+    """Decks with `size`, the card count their format asks for (one-section formats)."""
     decks = list(decks)
     for deck in decks:
-        deck.size = legality.deck_size_label(deck.game.format)
+        deck.format.game = deck.game
+        one = len(deck.format.sections) == 1
+        deck.size = legality.size_label(deck.format.engine({})) if one else ""
     return decks
 
 
@@ -190,24 +263,23 @@ def _with_size(decks):
 
 
 def _render_builder(request, deck: Deck, *, settings_form=None, error=None, status=200):
-    game = Game.objects.prefetch_related("colours", "rarities").get(pk=deck.game_id)
-    deck.game = game
+    game = Game.objects.prefetch_related(*VOCABULARY).get(pk=deck.game_id)
+    deck.game = deck.format.game = game
     leader = _leader_for_rules(deck)
     entries = services.entries_of(deck)
     show_all = request.GET.get("all") == "1" or leader is None
 
     cards = Card.objects.filter(game=game)
     if not show_all:
-        cards = cards.usable_by(leader)
+        cards = cards.usable_by(leader, deck.format)
     data = request.GET.copy()
     data.pop("leader", None)  # the deck's leader decides, not a filter
+    data.pop("format", None)
     filterset = CardFilter(data, queryset=cards.for_listing(), game=game)
     valid = filterset.is_valid()
     if valid:
         page = _paginate(request, filterset.qs, CARDS_PER_PAGE)
-        rows = _card_rows(
-            page.object_list, deck=deck, entries=entries, leader=leader, fmt=game.format
-        )
+        rows = _card_rows(page.object_list, deck=deck, entries=entries, leader=leader)
     else:
         page, rows = None, []
 
@@ -217,14 +289,15 @@ def _render_builder(request, deck: Deck, *, settings_form=None, error=None, stat
             initial={
                 "name": deck.name,
                 "description": deck.description,
+                "format": deck.format.slug,
                 "leader": deck.leader.slug if deck.leader else None,
                 "visibility": deck.visibility,
             },
         )
     cards_by_slug = {e.card.slug: e.card for e in entries} | {c.slug: c for c in rows}
     context = {
-        **_panel_context(deck, entries, _not_legal(error, cards_by_slug, game)),
-        **filterset.form_options(keys=FILTER_KEYS),
+        **_panel_context(deck, entries, _not_legal(error, cards_by_slug, deck)),
+        **filterset.form_options(exclude=("leader",)),
         "leader": leader,
         "show_all": show_all,
         "filter": filterset,
@@ -240,39 +313,46 @@ def _render_builder(request, deck: Deck, *, settings_form=None, error=None, stat
 
 
 def _change_count(request, deck: Deck):
-    """+/−: set one card's count with services.deck_set_count, then redirect back (PRG), or
-    answer htmx with the partials. A change refused (public deck made illegal) changes nothing."""
-    form = CountForm(request.POST, game=deck.game)
+    """+/−: set one card's count in one section with services.deck_set_count, then redirect
+    back (PRG), or answer htmx with the partials. A change refused (public deck made illegal)
+    changes nothing."""
+    form = CountForm(request.POST, deck=deck)
     if not form.is_valid():
         errors = "; ".join(m for messages_ in form.errors.values() for m in messages_)
         return HttpResponseBadRequest(errors, content_type="text/plain; charset=utf-8")
-    card = form.cleaned_data["card"]
+    card, section = form.cleaned_data["card"], form.cleaned_data["section"]
     error = None
     with transaction.atomic():
         # lock the row (no join: PostgreSQL cannot lock the nullable leader's outer join)
         Deck.objects.select_for_update().filter(pk=deck.pk).first()
-        current = deck.entries.filter(card=card).values_list("count", flat=True).first() or 0
+        current = (
+            deck.entries.filter(card=card, section=section).values_list("count", flat=True).first()
+            or 0
+        )
         count = form.new_count(current)
         if count != current:
             try:
-                deck = services.deck_set_count(deck=deck, card=card, count=count)
+                deck = services.deck_set_count(deck=deck, card=card, count=count, section=section)
             except services.DeckNotLegal as e:
                 error = e
 
     if _is_htmx(request):
+        deck.game = deck.format.game = Game.objects.prefetch_related(*VOCABULARY).get(
+            pk=deck.game_id
+        )
         entries = services.entries_of(deck)
         leader = _leader_for_rules(deck)
         [row] = _card_rows(
-            [Card.objects.for_listing().get(pk=card.pk)],
-            deck=deck,
-            entries=entries,
-            leader=leader,
-            fmt=deck.game.format,
+            [Card.objects.for_listing().get(pk=card.pk)], deck=deck, entries=entries, leader=leader
         )
+        row.changed = section
         cards_by_slug = {e.card.slug: e.card for e in entries} | {row.slug: row}
         context = {
-            **_panel_context(deck, entries, _not_legal(error, cards_by_slug, deck.game)),
+            **_panel_context(deck, entries, _not_legal(error, cards_by_slug, deck)),
             "card": row,
+            "changed_section": next(s for s in row.slots if s["section"] == section)
+            if any(s["section"] == section for s in row.slots)
+            else None,
             "action_url": request.get_full_path(),
         }
         response = render(request, "deckbuilder/partials/count_response.html", context)
@@ -312,7 +392,8 @@ def deck_edit(request, share_id):
 @login_required
 @require_http_methods(["GET", "HEAD", "POST"])
 def deck_new(request):
-    """Choose a game (when there are several), a leader and a name; POST creates a draft."""
+    """Choose a game (when there are several), a format, a leader (in games that have them)
+    and a name; POST creates a draft."""
     data = request.POST if request.method == "POST" else request.GET
     games = list(Game.objects.all())
     slug = data.get("game", "")
@@ -334,21 +415,33 @@ def deck_new(request):
             deck = services.deck_create(
                 owner=request.user,
                 game=game,
-                leader=form.cleaned_data["leader"],
+                format=form.cleaned_data["format"],
+                leader=form.cleaned_data.get("leader"),
                 name=form.cleaned_data["name"],
             )
             messages.success(request, "Deck created: add cards with the + buttons.")
             return redirect("deck-edit", share_id=deck.share_id)
         status = 400
     else:
-        form = DeckNewForm(game=game, initial={"leader": request.GET.get("leader", "")})
-    leaders = Leader.objects.filter(game=game).prefetch_related("colours", "keywords")
+        default = game.default_format()
+        form = DeckNewForm(
+            game=game,
+            initial={
+                "leader": request.GET.get("leader", ""),
+                "format": request.GET.get("format") or (default.slug if default else ""),
+            },
+        )
+    leaders = Leader.objects.filter(game=game).prefetch_related(
+        "colours", "keywords", "loyalties__faction"
+    )
     context = {
         "games": games,
         "game": game,
         "form": form,
-        "leaders": list(leaders),
-        "chosen": form["leader"].value(),
+        "formats": list(game.formats.all()),
+        "chosen_format": form["format"].value(),
+        "leaders": list(leaders) if game.has_leaders else [],
+        "chosen": form["leader"].value() if game.has_leaders else None,
     }
     return render(request, "deckbuilder/deck_new.html", context, status=status)
 
@@ -359,13 +452,20 @@ def deck_new(request):
 @require_safe
 def deck_detail(request, share_id):
     """The deck's share page: anyone for unlisted and public decks, the owner for private ones.
-    A constant number of queries: the deck, its entries with cards, the cards' colours."""
-    deck = get_object_or_404(Deck.objects.visible_to(request.user).for_display(), share_id=share_id)
+    A constant number of queries: the deck, its game's card types and stats, its entries with
+    cards, the cards' colours."""
+    decks = Deck.objects.visible_to(request.user).for_display()
+    deck = get_object_or_404(
+        decks.prefetch_related("game__card_types", "game__stats"), share_id=share_id
+    )
+    deck.format.game = deck.game
     entries = _entries_for_page(deck)
+    export_text = services.deck_export_text(deck, entries)
     context = {
         **_panel_context(deck, entries),
         "is_owner": request.user.is_authenticated and deck.owner_id == request.user.pk,
-        "export_text": services.deck_export_text(deck, entries),
+        "export_text": export_text,
+        "export_rows": export_text.count("\n") + 1,
     }
     return render(request, "deckbuilder/deck_detail.html", context)
 
@@ -374,7 +474,8 @@ def deck_detail(request, share_id):
 def deck_export(request, share_id):
     """The text export (the API's text): a download named after the deck."""
     deck = get_object_or_404(
-        Deck.objects.visible_to(request.user).select_related("leader"), share_id=share_id
+        Deck.objects.visible_to(request.user).select_related("game", "format", "leader"),
+        share_id=share_id,
     )
     response = HttpResponse(
         services.deck_export_text(deck), content_type="text/plain; charset=utf-8"
@@ -419,6 +520,8 @@ def deck_list(request):
         data = form.cleaned_data
         if data["game"]:
             decks = decks.filter(game=data["game"])
+        if data["format"]:
+            decks = decks.filter(format__slug=data["format"])
         if data["leader"]:
             decks = decks.filter(leader__slug=data["leader"])
         if data["card"]:

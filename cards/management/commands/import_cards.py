@@ -41,6 +41,7 @@ class Command(BaseCommand):
             leaders=data.leaders,
             errors=data.errors,
             dry_run=dry_run,
+            definition=data.definition,
         )
         for error in report.errors:
             self.stderr.write(str(error))

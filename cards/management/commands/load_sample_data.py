@@ -27,50 +27,58 @@ class Command(BaseCommand):
         paths = sorted(SAMPLE_DIR.glob("*.json"))
         if not paths:
             raise CommandError(f"No sample files in {SAMPLE_DIR}.")
-        parts = []
         with transaction.atomic():
-            for path in paths:
-                try:
-                    data = json.loads(path.read_text(encoding="utf-8"))
-                    definition = data["game"]
-                except (OSError, ValueError, KeyError, TypeError) as e:
-                    raise CommandError(f"{path.name}: not a sample file ({e}).") from None
-                game = services.save_game(definition=definition)
-                leaders, cards = data.get("leaders", []), data.get("cards", [])
-                report = importers.import_records(game=game, cards=cards, leaders=leaders)
-                if report.errors:
-                    lines = "\n".join(f"  {error}" for error in report.errors)
-                    raise CommandError(f"{path.name} has bad records:\n{lines}")
-                parts.append(
-                    f"{game.slug} ({len(leaders)} leaders, {len(cards)} cards: "
-                    f"{report.created} created, {report.updated} updated, "
-                    f"{report.unchanged} unchanged)"
-                    + "".join(f"; {part}" for part in self._load_rules(game))
-                )
+            parts = [load_sample(path) for path in paths]
         self.stdout.write(f"Loaded {len(paths)} sample game(s): {'; '.join(parts)}.")
 
-    def _load_rules(self, game):
-        """Import the game's rules, glossary and rulings files, those that exist."""
-        path = RULES_DIR / f"{game.slug}.md"
-        if path.exists():
-            try:
-                report = rules.import_rules(game=game, text=rules.decode(path.read_bytes()))
-            except rules.RulesParseError as e:
-                raise CommandError(f"{path.name}, {e}") from None
-            yield (
-                f"rules: {len(report.sections)} sections ({report.created} created, "
-                f"{report.updated} updated, {report.unchanged} unchanged)"
-            )
-        for suffix, load, label in (
-            ("glossary", rules.import_glossary, "glossary terms"),
-            ("rulings", rules.import_rulings, "rulings"),
-        ):
-            path = RULES_DIR / f"{game.slug}.{suffix}.json"
-            if not path.exists():
-                continue
-            try:
-                entries = json.loads(path.read_text(encoding="utf-8-sig"))
-                report = load(game=game, entries=entries)
-            except (OSError, ValueError) as e:  # rules.ContentError is a ValueError
-                raise CommandError(f"{path.name}: {e}") from None
-            yield f"{label}: {report.summary()}"
+
+def load_sample(path: Path) -> str:
+    """Load one sample game (definition, leaders, cards, rules, glossary, rulings) from its
+    JSON file and the rules files beside it; say what was done. CommandError if anything is bad.
+    """
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        definition = data["game"]
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        raise CommandError(f"{path.name}: not a sample file ({e}).") from None
+    try:
+        game = services.save_game(definition=definition)
+    except ValueError as e:
+        raise CommandError(f"{path.name}: {e}") from None
+    leaders, cards = data.get("leaders", []), data.get("cards", [])
+    report = importers.import_records(game=game, cards=cards, leaders=leaders)
+    if report.errors:
+        lines = "\n".join(f"  {error}" for error in report.errors)
+        raise CommandError(f"{path.name} has bad records:\n{lines}")
+    return (
+        f"{game.slug} ({len(leaders)} leaders, {len(cards)} cards: "
+        f"{report.created} created, {report.updated} updated, "
+        f"{report.unchanged} unchanged)" + "".join(f"; {part}" for part in _load_rules(game))
+    )
+
+
+def _load_rules(game):
+    """Import the game's rules, glossary and rulings files, those that exist."""
+    path = RULES_DIR / f"{game.slug}.md"
+    if path.exists():
+        try:
+            report = rules.import_rules(game=game, text=rules.decode(path.read_bytes()))
+        except rules.RulesParseError as e:
+            raise CommandError(f"{path.name}, {e}") from None
+        yield (
+            f"rules: {len(report.sections)} sections ({report.created} created, "
+            f"{report.updated} updated, {report.unchanged} unchanged)"
+        )
+    for suffix, load, label in (
+        ("glossary", rules.import_glossary, "glossary terms"),
+        ("rulings", rules.import_rulings, "rulings"),
+    ):
+        path = RULES_DIR / f"{game.slug}.{suffix}.json"
+        if not path.exists():
+            continue
+        try:
+            entries = json.loads(path.read_text(encoding="utf-8-sig"))
+            report = load(game=game, entries=entries)
+        except (OSError, ValueError) as e:  # rules.ContentError is a ValueError
+            raise CommandError(f"{path.name}: {e}") from None
+        yield f"{label}: {report.summary()}"
