@@ -165,6 +165,7 @@ def fill(game: Game, count: int) -> None:
     rng = random.Random(SEED)
     domains = list(game.domains().items())  # [(domain slug, Colour)] in the game's order
     rarities = list(game.rarities.all())
+    card_type = game.card_types.get()
     factions = list(game.keywords.filter(is_faction=True))
     Colours, Keywords = Card.colours.through, Card.keywords.through
     with transaction.atomic():
@@ -181,6 +182,7 @@ def fill(game: Game, count: int) -> None:
                         game=game,
                         name=name,
                         slug=slugify(name),
+                        type=card_type,
                         cost=cost,
                         total_cost=sum(cost.values()),
                         colour_count=len(picked),

@@ -25,7 +25,7 @@ from rest_framework.decorators import api_view, permission_classes
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from cards import catalogue, legality
+from cards import catalogue
 from deckbuilder import api, services
 from deckbuilder.urls import urlpatterns as site_urlpatterns
 
@@ -71,7 +71,7 @@ class PlainCardCountList(serializers.ListSerializer):
                 if type(row) is not dict:
                     break
                 card, count = row.get("card"), row.get("count")
-                if type(card) is not str or not _SLUG.fullmatch(card):
+                if "section" in row or type(card) is not str or not _SLUG.fullmatch(card):
                     break
                 if type(count) is not int or not 1 <= count <= services.MAX_COPIES:
                     break
@@ -99,10 +99,7 @@ def validate_plain_rows(request, game):
         raise Http404
     serializer = PlainRowsValidateSerializer(data=request.data, context={"catalogue": rules})
     serializer.is_valid(raise_exception=True)
-    data = serializer.validated_data
-    report = legality.check(rules.format, data["leader"], data["cards"].items())
-    problems = api.with_rule_urls(report.problems, rules.slug, request)
-    return Response({**report.as_dict(), "problems": problems})
+    return Response(api.verdict(serializer.validated_data, rules, request))
 
 
 urlpatterns = [

@@ -358,7 +358,8 @@ def in_process(body: dict, reps: int, prototype: bool) -> list[str]:
     serializer = api.ValidateSerializer(data=body, context={"catalogue": rules})
     serializer.is_valid(raise_exception=True)
     data = serializer.validated_data
-    report = legality.check(rules.format, data["leader"], data["cards"].items()).as_dict()
+    entries = [(card, n, section) for (card, section), n in data["cards"].items()]
+    report = legality.check(rules.format(), data["leader"], entries).as_dict()
     proto_serializer = bench_urls.PlainRowsValidateSerializer
     print(f"\nIn-process, median of {reps} calls (WSGI handler, same settings as gunicorn):")
     steps = [
@@ -374,7 +375,7 @@ def in_process(body: dict, reps: int, prototype: bool) -> list[str]:
         ("    of which building its fields (top level)", lambda: api.ValidateSerializer().fields),
         (
             "  legality.check",
-            lambda: legality.check(rules.format, data["leader"], data["cards"].items()),
+            lambda: legality.check(rules.format(), data["leader"], entries),
         ),
         ("  JSONRenderer().render", lambda: JSONRenderer().render(report)),
     ]

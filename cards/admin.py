@@ -227,7 +227,6 @@ class CardAdminForm(GameScopedForm):
             "image",
         ]
 
-
     def clean(self):
         cleaned = super().clean()
         game = cleaned.get("game")

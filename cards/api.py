@@ -425,7 +425,7 @@ class FormatViewSet(viewsets.ReadOnlyModelViewSet):
 
     serializer_class = FormatSerializer
     lookup_field = "slug"
-    lookup_url_kwarg = "format"
+    lookup_url_kwarg = "slug"  # not "format": DRF reads that kwarg as a renderer suffix
     lookup_value_regex = "[-a-zA-Z0-9_]+"
     queryset = Format.objects.none()
     filter_backends = []

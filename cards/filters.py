@@ -54,6 +54,12 @@ class SlugOrNameFilter(django_filters.Filter):
     field_class = SlugOrNameChoiceField
 
 
+class IntegerFilter(django_filters.NumberFilter):
+    """A whole number (a JSON key lookup cannot take the Decimal of NumberFilter)."""
+
+    field_class = forms.IntegerField
+
+
 class CardFilter(django_filters.FilterSet):
     """Filters of one game's card list; choices come from that game's vocabulary."""
 
@@ -76,7 +82,8 @@ class CardFilter(django_filters.FilterSet):
     faction = SlugOrNameFilter(method="filter_keyword", label="Faction")
     keyword = SlugOrNameFilter(method="filter_keyword", label="Keyword")
     leader = SlugOrNameFilter(method="filter_leader", label="Usable by leader")
-    format = django_filters.ChoiceFilter(
+    # Not "format": DRF reads that query parameter as the response format (?format=json).
+    in_format = django_filters.ChoiceFilter(
         method="filter_format", label="Format of the leader filter (default: the game's)"
     )
     cost_min = django_filters.NumberFilter(field_name="total_cost", lookup_expr="gte", min_value=0)
@@ -94,11 +101,13 @@ class CardFilter(django_filters.FilterSet):
 
     def __init__(self, data=None, queryset=None, *, game: Game, **kwargs):
         super().__init__(data, queryset, **kwargs)
+        for copied in self.filters.values():  # a form field built before (e.g. by the API
+            copied.__dict__.pop("_field", None)  # schema) would not see this game's choices
         self.game = game
         self.sorts = {**SORTS, **stat_sorts(game)}
         self.filters["sort"].extra["choices"] = [(k, label) for k, (_, label) in self.sorts.items()]
         self.filters["type"].extra["choices"] = [(t.slug, t.name) for t in game.card_types.all()]
-        self.filters["format"].extra["choices"] = [(f.slug, f.name) for f in game.formats.all()]
+        self.filters["in_format"].extra["choices"] = [(f.slug, f.name) for f in game.formats.all()]
         # Labels in the game's words (error summaries name the fields by them).
         self.filters["colour"].label = game.colour_label or "Colour"
         self.filters["leader"].label = f"Usable by {(game.leader_label or 'leader').lower()}"
@@ -106,7 +115,7 @@ class CardFilter(django_filters.FilterSet):
         self.filters["cost_max"].label = f"{game.cost_label} to"
         for stat in game.stats.all():  # a range per stat: atk_min / atk_max
             for end, lookup in (("min", "gte"), ("max", "lte")):
-                self.filters[f"{stat.slug}_{end}"] = django_filters.NumberFilter(
+                self.filters[f"{stat.slug}_{end}"] = IntegerFilter(
                     field_name=f"stats__{stat.slug}",
                     lookup_expr=lookup,
                     label=f"{stat.name} {'from' if end == 'min' else 'to'}",
@@ -137,7 +146,7 @@ class CardFilter(django_filters.FilterSet):
     def filter_leader(self, queryset, name, value):
         if not value:
             return queryset
-        slug = self.form.cleaned_data.get("format")
+        slug = self.form.cleaned_data.get("in_format")
         formats = list(self.game.formats.all())
         fmt = next((f for f in formats if f.slug == slug), None) or self.game.default_format()
         return queryset.usable_by(value, fmt)
@@ -155,7 +164,7 @@ class CardFilter(django_filters.FilterSet):
         chosen_colours, chosen_rarities = set(data.getlist("colour")), set(data.getlist("rarity"))
         chosen_types = set(data.getlist("type"))
         keywords = list(Keyword.objects.filter(game=self.game))
-        keys = [k for k in self.filters if k not in ("sort", "format", *exclude)]
+        keys = [k for k in self.filters if k not in ("sort", "in_format", *exclude)]
         return {
             "type_options": [
                 {"value": t.slug, "type": t, "checked": t.slug in chosen_types}

@@ -736,7 +736,8 @@ def describe(rule: Mapping, fmt: Format) -> str:
         return f"A deck has exactly one {fmt.leader_label}."
     if kind == "deck_size":
         low, high = _size_bounds(rule)
-        return f"{where[0].upper()}{where[1:]} holds {_wanted(low, high)}."
+        wanted = "any number of cards" if low is None and high is None else _wanted(low, high)
+        return f"{where[0].upper()}{where[1:]} holds {wanted}."
     if kind == "copy_limit":
         across = rule.get("across") or fmt.slugs
         counted = " and ".join(fmt.where(s) for s in across)
@@ -745,8 +746,10 @@ def describe(rule: Mapping, fmt: Format) -> str:
             text = "Copies of a card with the same name, by rarity: " + ", ".join(parts)
             if rule.get("default") is not None:
                 text += f", other rarities {rule['default']}"
+        elif rule.get("default") is not None:
+            text = f"At most {_plural(rule['default'], 'copy', 'copies')} of a card name"
         else:
-            text = f"At most {_plural(rule.get('default'), 'copy', 'copies')} of a card name"
+            text = "Any number of copies of a card name"
         if len(across) < len(fmt.slugs) or len(fmt.slugs) > 1:
             text += f", counted across {counted}"
         for keyword, n in (rule.get("overrides") or {}).items():

@@ -203,6 +203,9 @@ class Keyword(models.Model):
         super().save(*args, **kwargs)
 
 
+ONE_DEFAULT = "Another format of this game is its default: make that one not the default first."
+
+
 def _default_sections():
     return [{"slug": "main", "name": "Deck"}]
 
@@ -243,8 +246,7 @@ class Format(models.Model):
                 fields=["game"],
                 condition=Q(is_default=True),
                 name="format_one_default",
-                violation_error_message="Another format of this game is its default: make that "
-                "one not the default first.",
+                violation_error_message=ONE_DEFAULT,
             ),
             models.CheckConstraint(condition=~Q(slug=""), name="format_slug_not_empty"),
         ]
@@ -290,6 +292,17 @@ class Format(models.Model):
         errors = legality.validate_format(self.as_data(), card_types=list(types))
         if errors:
             raise ValidationError({"rules": errors})
+        other = self.game.formats.exclude(pk=self.pk).filter(is_default=True).first()
+        if self.is_default and other is not None:
+            raise ValidationError({"is_default": f"{ONE_DEFAULT} ({other.name})"})
+
+
+def cost_in_order(game: Game, cost) -> dict:
+    """The cost's keys in the game's order: its domains, then the generic amount (then any
+    unknown key, as stored)."""
+    order = [*game.domains(), legality.GENERIC]
+    cost = cost or {}
+    return {k: cost[k] for k in sorted(cost, key=lambda k: order.index(k) if k in order else 99)}
 
 
 def validate_cost(game: Game, cost) -> dict[str, int]:
@@ -309,7 +322,7 @@ def validate_cost(game: Game, cost) -> dict[str, int]:
             errors.append(f"Cost of {key!r} must be a whole number from 1 to 999.")
     if errors:
         raise ValidationError(errors)
-    return {k: cost[k] for k in sorted(cost, key=keys.index)}
+    return cost_in_order(game, cost)
 
 
 def validate_stats(game: Game, stats) -> dict[str, int]:
@@ -543,7 +556,8 @@ class Card(models.Model):
             types = list(self.game.card_types.all()[:2])
             if len(types) == 1:
                 self.type = types[0]
-        self.total_cost = sum((self.cost or {}).values())
+        self.cost = cost_in_order(self.game, self.cost)
+        self.total_cost = sum(self.cost.values())
         super().save(*args, **kwargs)
         if self.game.colours_from_cost:
             colours = [c for d, c in self.game.domains().items() if d in (self.cost or {})]

@@ -140,9 +140,12 @@ def save_format(*, game: Game, data: Mapping, position: int | None = None) -> Fo
     fmt.notes = data.get("notes") or ""
     if position is not None:
         fmt.position = position
-    fmt.full_clean(exclude=["game"], validate_unique=False, validate_constraints=False)
-    if fmt.is_default:
+    elif fmt.pk is None:  # a new format goes after the others
+        last = game.formats.order_by("-position").values_list("position", flat=True).first()
+        fmt.position = 0 if last is None else last + 1
+    if fmt.is_default:  # before full_clean, which refuses a second default
         game.formats.exclude(pk=fmt.pk).filter(is_default=True).update(is_default=False)
+    fmt.full_clean(exclude=["game"], validate_unique=False, validate_constraints=False)
     fmt.save()
     return fmt
 

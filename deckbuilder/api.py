@@ -121,8 +121,16 @@ class DeckContentSerializer(serializers.Serializer):
 
 
 class ValidateSerializer(DeckContentSerializer):
+    """`leader` is required (null for none yet) in a game with leaders; a game without leaders
+    takes none."""
+
     leader = serializers.SlugField(max_length=120, allow_null=True, required=False)
     cards = CardCountSerializer(many=True, max_length=500)
+
+    def validate(self, attrs):
+        if self.catalogue.has_leaders and "leader" not in self.initial_data:
+            raise serializers.ValidationError({"leader": ["This field is required."]})
+        return super().validate(attrs)
 
 
 class DeckWriteSerializer(DeckContentSerializer):
@@ -271,19 +279,20 @@ def validate(request, game):
         raise Http404
     serializer = ValidateSerializer(data=request.data, context={"catalogue": rules})
     serializer.is_valid(raise_exception=True)
-    data = serializer.validated_data
+    return Response(verdict(serializer.validated_data, rules, request))
+
+
+def verdict(data: dict, rules: catalogue.GameRules, request) -> dict:
+    """The validate answer for a ValidateSerializer's data: the engine's report on it."""
     fmt = data.get("format") or rules.format()
     entries = [(card, n, section) for (card, section), n in data["cards"].items()]
     report = legality.check(fmt, data.get("leader"), entries)
-    problems = with_rule_urls(report.problems, rules.slug, request)
-    return Response(
-        {
-            **report.as_dict(),
-            "format": fmt.slug,
-            "sections": report.section_counts,
-            "problems": problems,
-        }
-    )
+    return {
+        **report.as_dict(),
+        "format": fmt.slug,
+        "sections": report.section_counts,
+        "problems": with_rule_urls(report.problems, rules.slug, request),
+    }
 
 
 class DeckViewSet(viewsets.GenericViewSet):
@@ -442,20 +451,21 @@ class DeckViewSet(viewsets.GenericViewSet):
     @extend_schema(
         parameters=[
             OpenApiParameter("game", str),
-            OpenApiParameter("format", str),
+            OpenApiParameter("in_format", str, description="A format's slug."),
             OpenApiParameter("leader", str),
             OpenApiParameter("card", str),
         ]
     )
     @action(detail=False, methods=["get"])
     def public(self, request):
-        """Public decks, newest first; filter by `game`, `format`, `leader` and `card` slugs."""
+        """Public decks, newest first; filter by `game`, `in_format`, `leader` and `card` slugs
+        (`in_format`, because `format` chooses the response format)."""
         decks = self.get_queryset().public()
         params = request.query_params
         if params.get("game"):
             decks = decks.filter(game__slug=params["game"])
-        if params.get("format"):
-            decks = decks.filter(format__slug=params["format"])
+        if params.get("in_format"):
+            decks = decks.filter(format__slug=params["in_format"])
         if params.get("leader"):
             decks = decks.filter(leader__slug=params["leader"])
         if params.get("card"):

@@ -169,13 +169,50 @@ class CountForm(forms.Form):
         return data["count"]
 
 
+class DeckImportForm(forms.Form):
+    """A deck from text (the export format): the game, a format (default: the game's) and a
+    name; the text's lines are read by services.parse_deck_text, which names each bad line."""
+
+    game = forms.ModelChoiceField(
+        Game.objects.all(), to_field_name="slug", label="Game", empty_label=None
+    )
+    format = forms.SlugField(
+        label="Format",
+        max_length=40,
+        required=False,
+        help_text="A format's slug, e.g. constructed; leave it empty for the game's default.",
+    )
+    name = forms.CharField(label="Deck name", max_length=120, required=False)
+    text = forms.CharField(
+        label="The deck as text",
+        max_length=20000,
+        widget=forms.Textarea(attrs={"rows": 14, "spellcheck": "false"}),
+        help_text="The leader's name on the first line (games with leaders), then one “N Card "
+        "Name” a line; each further deck section after a line naming it, e.g. “Side deck:”.",
+    )
+
+    def clean(self):
+        data = super().clean()
+        game = data.get("game")
+        if game is not None:
+            slug = data.get("format")
+            data["format"] = (
+                Format.objects.filter(game=game, slug=slug).first()
+                if slug
+                else game.default_format()
+            )
+            if data["format"] is None:
+                self.add_error("format", f"No format {slug!r} in {game.name}.")
+        return data
+
+
 class PublicDeckFilterForm(forms.Form):
     """Filters of the public deck list (GET): game, leader and card, by slug (or card name)."""
 
     game = forms.ModelChoiceField(
         Game.objects.all(), to_field_name="slug", required=False, empty_label="Any game"
     )
-    format = forms.SlugField(label="Format", max_length=40, required=False)
+    in_format = forms.SlugField(label="Format", max_length=40, required=False)
     leader = forms.SlugField(label="Leader", max_length=120, required=False)
     card = forms.CharField(label="Contains the card", max_length=120, required=False)
 

@@ -23,6 +23,7 @@ deck_urlpatterns = [
     path("", views.deck_list, name="deck-list"),
     path("mine/", views.my_decks, name="my-decks"),
     path("new/", views.deck_new, name="deck-new"),
+    path("import/", views.deck_import, name="deck-import"),
     path("<str:share_id>/", views.deck_detail, name="deck-detail"),
     path("<str:share_id>/edit/", views.deck_edit, name="deck-edit"),
     path("<str:share_id>/copy/", views.deck_copy, name="deck-copy"),

@@ -27,7 +27,13 @@ from cards.filters import CardFilter
 from cards.models import Card, Game, Leader
 
 from . import services
-from .forms import CountForm, DeckNewForm, DeckSettingsForm, PublicDeckFilterForm
+from .forms import (
+    CountForm,
+    DeckImportForm,
+    DeckNewForm,
+    DeckSettingsForm,
+    PublicDeckFilterForm,
+)
 from .models import Deck, DeckCard
 
 CARDS_PER_PAGE = 60
@@ -125,20 +131,13 @@ def deck_stats(entries, game: Game) -> list[dict]:
     return groups
 
 
-def _named(problems, cards_by_slug: dict, game: Game, fmt) -> list[dict]:
-    """Problems (dicts or legality.Problem) with the Card they concern, the name of the deck
-    section they concern and the page of the rule they break (`rule_url`, None when the rule
-    names no section), for links."""
+def _named(problems, cards_by_slug: dict, game: Game) -> list[dict]:
+    """Problems (dicts or legality.Problem) with the Card they concern and the page of the rule
+    they break (`rule_url`, None when the rule names no section), for links."""
     problems = [p if isinstance(p, dict) else p.as_dict() for p in problems]
     urls = catalogue.rule_urls(game.slug) if problems else {}
-    names = {s["slug"]: s["name"] for s in fmt.sections}
     return [
-        {
-            **p,
-            "card_obj": cards_by_slug.get(p.get("card")),
-            "rule_url": urls.get(p.get("ref")),
-            "section_name": names.get(p.get("section")) if len(names) > 1 else None,
-        }
+        {**p, "card_obj": cards_by_slug.get(p.get("card")), "rule_url": urls.get(p.get("ref"))}
         for p in problems
     ]
 
@@ -148,7 +147,7 @@ def _not_legal(error: services.DeckNotLegal | None, cards_by_slug: dict, deck: D
         return None
     return {
         "message": str(error),
-        "problems": _named(error.report.problems, cards_by_slug, deck.game, deck.format),
+        "problems": _named(error.report.problems, cards_by_slug, deck.game),
     }
 
 
@@ -187,7 +186,7 @@ def _panel_context(deck: Deck, entries, error=None) -> dict:
         "sections": sections,
         "several_sections": len(sections) > 1,
         "size": sections[0]["size"] if len(sections) == 1 else "",
-        "problems": _named(deck.problems, cards_by_slug, deck.game, deck.format),
+        "problems": _named(deck.problems, cards_by_slug, deck.game),
         "not_legal": error,
     }
 
@@ -274,7 +273,7 @@ def _render_builder(request, deck: Deck, *, settings_form=None, error=None, stat
         cards = cards.usable_by(leader, deck.format)
     data = request.GET.copy()
     data.pop("leader", None)  # the deck's leader decides, not a filter
-    data.pop("format", None)
+    data.pop("in_format", None)
     filterset = CardFilter(data, queryset=cards.for_listing(), game=game)
     valid = filterset.is_valid()
     if valid:
@@ -446,6 +445,36 @@ def deck_new(request):
     return render(request, "deckbuilder/deck_new.html", context, status=status)
 
 
+@login_required
+@require_http_methods(["GET", "HEAD", "POST"])
+def deck_import(request):
+    """A new private deck from pasted text (services.deck_import, as the API's import); every
+    bad line is listed by number and nothing is created."""
+    errors, status = [], 200
+    if request.method == "POST":
+        form = DeckImportForm(request.POST)
+        if form.is_valid():
+            data = form.cleaned_data
+            try:
+                deck = services.deck_import(
+                    owner=request.user,
+                    game=data["game"],
+                    format=data["format"],
+                    text=data["text"],
+                    name=data["name"],
+                )
+            except services.TextImportError as e:
+                errors = e.errors
+            else:
+                messages.success(request, "Deck imported: it is private until you share it.")
+                return redirect("deck-edit", share_id=deck.share_id)
+        status = 400
+    else:
+        form = DeckImportForm(initial={"game": request.GET.get("game")})
+    context = {"form": form, "line_errors": errors, "games": list(Game.objects.all())}
+    return render(request, "deckbuilder/deck_import.html", context, status=status)
+
+
 # --- reading decks ---------------------------------------------------------------------------
 
 
@@ -520,8 +549,8 @@ def deck_list(request):
         data = form.cleaned_data
         if data["game"]:
             decks = decks.filter(game=data["game"])
-        if data["format"]:
-            decks = decks.filter(format__slug=data["format"])
+        if data["in_format"]:
+            decks = decks.filter(format__slug=data["in_format"])
         if data["leader"]:
             decks = decks.filter(leader__slug=data["leader"])
         if data["card"]:

@@ -1,4 +1,5 @@
-"""Shared test world, built once per test database: a small Card of Gods pool and named users.
+"""Shared test world, built once per test database: a small Card of Gods pool, the four other
+sample games as shipped, and named users.
 
 alice owns things, bob is another user, staff curates. Tests change the world freely: each test
 runs in a transaction that is rolled back.
@@ -140,15 +141,31 @@ def load_rules_fast(game: Game) -> None:
         model.objects.bulk_create([model(**row) for row in values])
 
 
-@pytest.fixture(scope="session")
-def django_db_setup(django_db_setup, django_db_blocker):
+OTHER_GAMES = ("force-of-will", "berserk-heroes", "of-gods-and-men", "irdya")
+
+
+def load_other_games() -> None:
+    """The four other sample games, whole (definition, pool, rules), as `make run` loads them."""
+    from cards.management.commands.load_sample_data import load_sample
+
+    for slug in OTHER_GAMES:
+        load_sample(SAMPLE.parent / f"{slug}.json")
+
+
+def build_users() -> None:
     from django.contrib.auth.models import User
 
+    User.objects.create_user("alice", "alice@example.com", "alice-password")
+    User.objects.create_user("bob", "bob@example.com", "bob-password")
+    User.objects.create_user("staff", "staff@example.com", "staff-password", is_staff=True)
+
+
+@pytest.fixture(scope="session")
+def django_db_setup(django_db_setup, django_db_blocker):
     with django_db_blocker.unblock():
         build_world()
-        User.objects.create_user("alice", "alice@example.com", "alice-password")
-        User.objects.create_user("bob", "bob@example.com", "bob-password")
-        User.objects.create_user("staff", "staff@example.com", "staff-password", is_staff=True)
+        load_other_games()
+        build_users()
 
 
 @pytest.fixture
@@ -187,8 +204,14 @@ def staff(db):
 
 
 def pytest_collection_modifyitems(items):
-    """Browser tests last: their live server flushes the database the others share."""
-    items.sort(key=lambda item: "/e2e/" in str(item.path).replace("\\", "/"))
+    """Transactional tests last (browser tests, the migration test): they flush the database
+    the others share, so the world is gone after them."""
+
+    def transactional(item) -> bool:
+        marker = item.get_closest_marker("django_db")
+        return bool(marker and marker.kwargs.get("transaction"))
+
+    items.sort(key=transactional)
 
 
 @pytest.fixture(autouse=True)

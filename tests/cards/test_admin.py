@@ -75,10 +75,10 @@ def test_card_change_form_shows_the_derived_colours_and_total_cost(staff_client,
     assert '<div class="readonly">3</div>' in content
 
 
-def test_game_change_form_edits_colours_and_rarities_inline(staff_client, game):
+def test_game_change_form_edits_formats_and_vocabulary_inline(staff_client, game):
     response = staff_client.get(reverse("admin:cards_game_change", args=[game.pk]))
     formsets = [f.formset.prefix for f in response.context["inline_admin_formsets"]]
-    assert formsets == ["colours", "rarities"]
+    assert formsets == ["formats", "card_types", "colours", "rarities", "stats"]
 
 
 def test_non_staff_users_are_sent_to_the_login_page(client, alice):
@@ -126,14 +126,25 @@ def test_card_list_filters(staff_client, game):
     assert len(changelist_names(staff_client, game__id__exact=game.pk)) == 9
 
 
-def test_faction_filter_lists_only_faction_keywords(staff_client, game):
-    response = staff_client.get(reverse("admin:cards_card_changelist"))
+def faction_choices(client, **params) -> set[str]:
+    response = client.get(reverse("admin:cards_card_changelist"), params)
     faction_filter = next(
         f for f in response.context["cl"].filter_specs if isinstance(f, FactionListFilter)
     )
-    names = {label for _, label in faction_filter.lookup_choices}
+    return {label for _, label in faction_filter.lookup_choices}
+
+
+def test_faction_filter_lists_only_faction_keywords(staff_client, game):
+    names = faction_choices(staff_client, game__id__exact=game.pk)
     assert "Keld" in names and "Engeln" in names
     assert "Plant" not in names and "Knight" not in names
+    assert "Loyalists" not in names  # a faction of another game
+
+
+def test_faction_filter_names_the_game_of_each_faction_when_no_game_is_chosen(staff_client, game):
+    names = faction_choices(staff_client)
+    assert {"Keld (Card of Gods)", "Loyalists (Irdya card game)"} <= names
+    assert not any(name.startswith(("Plant", "Knight")) for name in names)
 
 
 def test_leader_search_and_filters(staff_client, game):
@@ -171,8 +182,10 @@ def card_form_data(game, **overrides):
         "game": game.pk,
         "name": "Ember",
         "slug": "ember",
+        "type": game.card_types.get(slug="god-card").pk,
         "rarity": Rarity.objects.get(game=game, slug="common").pk,
         "cost": '{"destruction": 1}',
+        "stats": "{}",
         "condition": "",
         "text": "",
         "flavour": "",

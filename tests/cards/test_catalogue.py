@@ -9,17 +9,25 @@ from cards.models import Card, Game, Leader
 pytestmark = pytest.mark.django_db
 
 
-def test_cached_infos_equal_what_the_models_say(game):
-    rules = catalogue.game_rules("card-of-gods")
+GAMES = ["card-of-gods", "force-of-will", "berserk-heroes", "of-gods-and-men", "irdya"]
+
+
+@pytest.mark.parametrize("slug", GAMES)
+def test_cached_infos_equal_what_the_models_say(slug):
+    game = Game.objects.get(slug=slug)
+    rules = catalogue.game_rules(slug)
     cards = (
         Card.objects.filter(game=game)
-        .select_related("rarity")
+        .select_related("rarity", "type", "loyalty_faction")
         .prefetch_related("colours", "keywords")
     )
     assert rules.card_infos == {card.slug: card.info() for card in cards}
-    leaders = Leader.objects.filter(game=game).prefetch_related("colours", "keywords")
+    leaders = Leader.objects.filter(game=game).prefetch_related(
+        "colours", "keywords", "loyalties__faction"
+    )
     assert rules.leader_infos == {leader.slug: leader.info() for leader in leaders}
-    assert rules.format == game.format
+    assert rules.format() == game.default_format().engine()
+    assert list(rules.formats) == [f.slug for f in game.formats.all()]
 
 
 def test_unknown_game_has_no_rules():
@@ -39,8 +47,11 @@ def test_unknown_game_has_no_rules():
         lambda game: Leader.objects.get(slug="kellantra").colours.clear(),
         lambda game: Card.objects.get(slug="quiet-prayer").delete(),
         lambda game: Game.objects.get(pk=game.pk).save(),
+        lambda game: services.save_format(
+            game=game, data={**game.default_format().as_data(), "banlist": {"healing": 0}}
+        ),
     ],
-    ids=["card cost", "card faction", "leader colours", "card deleted", "game saved"],
+    ids=["card cost", "card faction", "leader colours", "card deleted", "game saved", "format"],
 )
 def test_any_change_the_engine_reads_bumps_the_version_and_refreshes_the_cache(game, change):
     before = catalogue.game_rules("card-of-gods")

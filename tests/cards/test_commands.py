@@ -99,7 +99,8 @@ def test_import_cards_refuses_a_game_that_disagrees_with_the_file(game, tmp_path
 def test_export_cards_writes_json_to_stdout_by_default(game):
     out, _ = call("export_cards", "card-of-gods")
     document = json.loads(out)
-    assert document["game"] == "card-of-gods"
+    assert document["game"]["slug"] == "card-of-gods"
+    assert [f["slug"] for f in document["game"]["formats"]] == ["standard"]
     assert {c["slug"] for c in document["cards"]} >= {"healing", "blood-pact"}
     assert {x["slug"] for x in document["leaders"]} >= {"richard", "gottfried", "kellantra"}
 

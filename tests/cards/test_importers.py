@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from cards import importers
+from cards import importers, services
 from cards.importers import ImportFileError, export_game, import_records, read_file
 from cards.models import Card, Keyword, Leader
 
@@ -264,7 +264,7 @@ def test_the_same_slug_twice_in_one_file_is_a_row_error(game):
 @pytest.mark.parametrize(
     ("row", "field", "message"),
     [
-        ("card,,X,common,life2,,,,,", "cost", "domain:amount"),
+        ("card,,X,common,life2,,,,,", "cost", "key:number pairs"),
         ("card,,X,common,air:1,,,,,", "cost", "Unknown domain 'air'"),
         ("card,,X,common,life:two,,,,,", "cost", "whole number"),
         ("card,,X,common,life:1,green,,,,", "colours", "leave this cell empty"),
@@ -347,14 +347,18 @@ def test_read_file_takes_a_path_and_the_sample_game_definition(tmp_path):
 
 def test_json_export_has_the_api_write_shape(game):
     document = json.loads(export_game(game=game, fmt="json"))
-    assert document["game"] == "card-of-gods"
+    assert document["game"]["slug"] == "card-of-gods"
+    assert document["game"] == services.export_game_definition(game)
     fiery = next(c for c in document["cards"] if c["slug"] == "fiery-earth")
     assert fiery == {
         "slug": "fiery-earth",
         "name": "Fiery Earth",
+        "type": "god-card",
         "rarity": "uncommon",
         "cost": {"creation": 1, "destruction": 1},
+        "stats": {},
         "keywords": [],
+        "loyalty": None,
         "condition": "",
         "text": "The ground burns until the end of activation.",
         "flavour": "",
@@ -373,12 +377,12 @@ def test_csv_export_writes_documented_columns(game):
     assert lines[0] == ",".join(importers.CSV_COLUMNS)
     assert any(
         line.startswith(
-            "card,card-of-gods,fiery-earth,Fiery Earth,uncommon,creation:1 destruction:1,,"
+            "card,card-of-gods,fiery-earth,Fiery Earth,god-card,uncommon,creation:1 destruction:1,,"
         )
         for line in lines
     )
     assert any(
-        line.startswith("leader,card-of-gods,kellantra,Kellantra,,,green,Druid|Keld,")
+        line.startswith("leader,card-of-gods,kellantra,Kellantra,,,,green,,Druid|Keld,")
         for line in lines
     )
 
@@ -406,3 +410,151 @@ def test_export_then_import_round_trips(game, fmt):
     # And a second import of the same export finds everything unchanged.
     again = run(game, io.BytesIO(exported.encode("utf-8")), fmt=fmt)
     assert (again.created, again.updated) == (0, 0)
+
+
+# --- the other games: card types, stats, given colours, loyalty; the game definition --------
+
+FULL_HEADER = ",".join(importers.CSV_COLUMNS) + "\n"
+
+
+def full_row(**cells) -> str:
+    """A CSV row of every column, empty but for `cells`."""
+    import csv
+
+    out = io.StringIO()
+    csv.writer(out, lineterminator="").writerow([cells.get(c, "") for c in importers.CSV_COLUMNS])
+    return out.getvalue()
+
+
+def game_of(slug):
+    from cards.models import Game
+
+    return Game.objects.get(slug=slug)
+
+
+def test_csv_reads_card_type_stats_and_a_generic_cost(db):
+    fow = game_of("force-of-will")
+    upload = csv_file(
+        full_row(
+            type="card",
+            name="Probe",
+            card_type="resonator",
+            rarity="common",
+            cost="fire:1 generic:2",
+            stats="atk:600 def:400",
+        ),
+        header=FULL_HEADER,
+    )
+
+    report = run(fow, upload)
+
+    assert report.errors == [] and report.created == 1
+    probe = Card.objects.get(game=fow, slug="probe")
+    assert (probe.type.slug, probe.stats, probe.cost) == (
+        "resonator",
+        {"atk": 600, "def": 400},
+        {"fire": 1, "generic": 2},
+    )
+    assert [c.slug for c in probe.colours.all()] == ["fire"]
+
+
+def test_csv_reads_given_colours_where_the_game_does_not_derive_them(db):
+    berserk = game_of("berserk-heroes")
+    upload = csv_file(
+        full_row(
+            type="card",
+            name="Probe",
+            card_type="creature",
+            rarity="common",
+            cost="generic:2",
+            colours="forests|swamps",
+            stats="strike:1 life:2",
+        ),
+        header=FULL_HEADER,
+    )
+
+    report = run(berserk, upload)
+
+    assert report.errors == []
+    probe = Card.objects.get(game=berserk, slug="probe")
+    assert sorted(c.slug for c in probe.colours.all()) == ["forests", "swamps"]
+
+
+def test_csv_reads_card_and_hero_loyalty(db):
+    irdya = game_of("irdya")
+    upload = csv_file(
+        full_row(type="leader", name="Probe Hero", keywords="Human", loyalty="Rebels:2|Drakes:1"),
+        full_row(type="card", name="Probe", card_type="spell", rarity="common", loyalty="Undead:3"),
+        header=FULL_HEADER,
+    )
+
+    report = run(irdya, upload)
+
+    assert report.errors == [] and report.created == 2
+    assert Leader.objects.get(game=irdya, slug="probe-hero").loyalty == {"Rebels": 2, "Drakes": 1}
+    assert Card.objects.get(game=irdya, slug="probe").loyalty == {"faction": "Undead", "points": 3}
+
+
+@pytest.mark.parametrize(
+    ("game", "cells", "field", "message"),
+    [
+        ("force-of-will", {"card_type": "god-card"}, "type", "god-card"),
+        ("force-of-will", {}, "type", "required"),
+        ("force-of-will", {"card_type": "chant", "stats": "atk600"}, "stats", "key:number pairs"),
+        ("force-of-will", {"card_type": "chant", "stats": "strike:1"}, "stats", "'strike'"),
+        ("force-of-will", {"card_type": "chant", "stats": "atk:-1"}, "stats", "whole number"),
+        ("force-of-will", {"card_type": "chant", "cost": "air:1"}, "cost", "'air'"),
+        ("irdya", {"card_type": "spell", "loyalty": "Undead:4"}, "loyalty.points", "3"),
+        ("irdya", {"card_type": "spell", "loyalty": "Human:1"}, "loyalty.faction", "Human"),
+        ("irdya", {"card_type": "spell", "loyalty": "Undead"}, "loyalty", "Faction:points"),
+        ("irdya", {"card_type": "spell", "loyalty": "Undead:1|Drakes:1"}, "loyalty", "one"),
+    ],
+)
+def test_bad_cells_of_the_new_columns_are_reported_on_their_line(db, game, cells, field, message):
+    target = game_of(game)
+    before = Card.objects.filter(game=target).count()
+    fine_type = "chant" if game == "force-of-will" else "spell"
+    upload = csv_file(
+        full_row(type="card", name="Fine", card_type=fine_type, rarity="common"),
+        full_row(type="card", name="Probe", rarity="common", **cells),
+        header=FULL_HEADER,
+    )
+
+    report = run(target, upload)
+
+    assert [(e.row, e.field) for e in report.errors] == [(3, field)]
+    assert message in report.errors[0].message
+    assert Card.objects.filter(game=target).count() == before
+
+
+@pytest.mark.parametrize("slug", ["force-of-will", "berserk-heroes", "irdya"])
+@pytest.mark.parametrize("fmt", ["json", "csv"])
+def test_every_games_export_imports_back_unchanged(db, slug, fmt):
+    target = game_of(slug)
+    exported = export_game(game=target, fmt=fmt)
+
+    report = run(target, io.BytesIO(exported.encode("utf-8")), fmt=fmt)
+
+    assert report.errors == []
+    assert (report.created, report.updated) == (0, 0)
+    assert report.unchanged == target.cards.count() + target.leaders.count()
+    assert export_game(game=target, fmt=fmt) == exported
+
+
+def test_a_json_import_saves_the_game_definition_it_carries(game):
+    document = json.loads(export_game(game=game, fmt="json"))
+    document["game"]["cost_label"] = "Faith"
+    document["game"]["stats"] = [{"slug": "power", "name": "Power"}]
+    document["cards"][0]["stats"] = {"power": 2}
+
+    data = read_file(io.BytesIO(json.dumps(document).encode("utf-8")), fmt="json")
+    assert data.definition == document["game"]
+    report = import_records(
+        game=game, cards=data.cards, leaders=data.leaders, definition=data.definition
+    )
+
+    assert report.errors == []
+    game.refresh_from_db()
+    assert game.cost_label == "Faith"
+    assert [s.slug for s in game.stats.all()] == ["power"]
+    assert Card.objects.get(game=game, slug=document["cards"][0]["slug"]).stats == {"power": 2}

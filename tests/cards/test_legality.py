@@ -9,17 +9,29 @@ from pathlib import Path
 import pytest
 
 from cards import legality
-from cards.legality import (
-    RULES,
-    CardInfo,
-    LeaderInfo,
-    card_problems,
-    check,
-    validate_format,
-)
+from cards.legality import RULES, CardInfo, LeaderInfo
 
 SAMPLE = Path(__file__).resolve().parents[2] / "cards" / "sample" / "card-of-gods.json"
-COG = json.loads(SAMPLE.read_text())["game"]["format"]
+COG = json.loads(SAMPLE.read_text())["game"]["formats"][0]["rules"]
+MAIN = [{"slug": "main", "name": "Deck"}]
+
+
+# Card of Gods formats have one deck section: these tests give the rules, the section is implied.
+def one_section(rules) -> legality.Format:
+    return legality.Format.from_data({"sections": MAIN, "rules": rules})
+
+
+def check(rules, leader, deck):
+    return legality.check(one_section(rules), leader, deck)
+
+
+def card_problems(rules, leader, card):
+    return legality.card_problems(one_section(rules), leader, card)
+
+
+def validate_format(rules):
+    return legality.validate_format({"sections": MAIN, "rules": rules})
+
 
 RICHARD = LeaderInfo("richard", "Richard", frozenset({"yellow"}), frozenset({"Engeln"}))
 GOTTFRIED = LeaderInfo(
@@ -145,6 +157,8 @@ def test_copy_limit_message_matches_the_spec_example():
         "code": "copy_limit",
         "card": "healing",
         "message": "Healing is uncommon: at most 2 copies, deck has 3",
+        "section": "main",
+        "ref": "5.4",
     }
 
 
@@ -296,8 +310,20 @@ def test_report_as_dict_has_the_api_shape():
         "legal": False,
         "card_count": 0,
         "problems": [
-            {"code": "leader_required", "message": report.problems[0].message, "card": None},
-            {"code": "deck_size", "message": report.problems[1].message, "card": None},
+            {
+                "code": "leader_required",
+                "message": report.problems[0].message,
+                "card": None,
+                "section": None,
+                "ref": "5.2",
+            },
+            {
+                "code": "deck_size",
+                "message": report.problems[1].message,
+                "card": None,
+                "section": "main",
+                "ref": "5.3",
+            },
         ],
     }
 
@@ -373,7 +399,7 @@ def test_validate_format_accepts_the_card_of_gods_format():
         [{"rule": "deck_size", "exactly": 0}],
         [{"rule": "copy_limit", "by": "name", "default": 3}],
         [{"rule": "copy_limit", "by": "rarity", "limits": {}, "default": 4}],
-        [{"rule": name} for name in RULES],
+        [{"rule": name} for name in RULES if name not in legality.REQUIRED],
     ],
 )
 def test_validate_format_accepts_good_formats(fmt):
@@ -386,6 +412,16 @@ def test_validate_format_accepts_good_formats(fmt):
         ({"rule": "deck_size"}, "list of rules"),
         ("deck_size", "list of rules"),
         (None, "list of rules"),
+        ([{"rule": "requires_type"}], "'type' is required"),
+        ([{"rule": "section_types", "types": []}], "bad value for 'types'"),
+        ([{"rule": "deck_size", "deck": "side"}], "bad value for 'deck'"),
+        ([{"rule": "copy_limit", "across": ["main", "side"]}], "bad value for 'across'"),
+        ([{"rule": "copy_limit", "unlimited": {"colour": "red"}}], "bad value for 'unlimited'"),
+        ([{"rule": "copy_limit", "overrides": {"Horde": "5"}}], "bad value for 'overrides'"),
+        ([{"rule": "colour_identity", "mode": "any"}], "bad value for 'mode'"),
+        ([{"rule": "banlist", "cards": {"x": -1}}], "bad value for 'cards'"),
+        ([{"rule": "deck_size", "min": 5, "max": 4}], "min 5 is more than max 4"),
+        ([{"rule": "deck_size", "site_default": "yes"}], "bad value for 'site_default'"),
         ([{"rule": "highlander"}], "Rule 1"),
         ([{"exactly": 10}], "Rule 1"),
         (["deck_size"], "Rule 1"),
@@ -430,16 +466,22 @@ def test_every_rule_reports_one_known_code():
     assert set(legality.CODES) == set(legality.RULES)
 
 
-def test_sections_by_code_maps_problem_codes_to_the_sections_named_in_the_format():
+def test_each_problem_names_the_rules_section_of_the_rule_that_found_it():
     fmt = [
         {"rule": "deck_size", "exactly": 10, "section": "4.2"},
         {"rule": "colour_identity", "section": "4.4"},
         {"rule": "faction_gate"},
     ]
-    assert legality.validate_format(fmt) == []
-    assert legality.sections_by_code(fmt) == {"deck_size": "4.2", "colour_mismatch": "4.4"}
+    assert validate_format(fmt) == []
+    hex_ = card("Hex", "rare", {"black"}, {"Abyss"})
+    report = check(fmt, KELLANTRA, [(hex_, 1)])
+    assert [(p.code, p.ref) for p in report.problems] == [
+        ("deck_size", "4.2"),
+        ("colour_mismatch", "4.4"),
+        ("faction_mismatch", ""),
+    ]
 
 
 @pytest.mark.parametrize("section", ["", "  ", 4, None])
 def test_a_rule_section_must_be_a_non_empty_string(section):
-    assert legality.validate_format([{"rule": "deck_size", "exactly": 10, "section": section}])
+    assert validate_format([{"rule": "deck_size", "exactly": 10, "section": section}])

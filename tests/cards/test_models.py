@@ -77,11 +77,12 @@ def test_save_game_is_idempotent(game):
     assert (game.colours.count(), game.rarities.count(), game.keywords.count()) == counts
 
 
-def test_a_game_format_is_checked_against_the_engine_schema_when_saved_from_a_form(game):
-    game.format = [{"rule": "deck_size", "exactly": -1}, {"rule": "no_such_rule"}]
+def test_a_format_is_checked_against_the_engine_schema_when_saved_from_a_form(game):
+    fmt = game.default_format()
+    fmt.rules = [{"rule": "deck_size", "exactly": -1}, {"rule": "no_such_rule"}]
     with pytest.raises(ValidationError) as error:
-        game.full_clean()
-    assert len(error.value.message_dict["format"]) == 2
+        fmt.full_clean()
+    assert len(error.value.message_dict["rules"]) == 2
 
 
 def test_save_game_refuses_a_bad_format(game):
@@ -90,7 +91,8 @@ def test_save_game_refuses_a_bad_format(game):
     from tests.conftest import SAMPLE
 
     definition = json.loads(SAMPLE.read_text())["game"]
+    [standard] = definition["formats"]
+    bad = {**standard, "rules": [{"rule": "deck_size", "exactly": "ten"}]}
     with pytest.raises(ValueError, match="deck_size"):
-        services.save_game(
-            definition={**definition, "format": [{"rule": "deck_size", "exactly": "ten"}]}
-        )
+        services.save_game(definition={**definition, "formats": [bad]})
+    assert game.default_format().rules == standard["rules"]

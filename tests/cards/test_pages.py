@@ -104,8 +104,11 @@ def test_admin_link_only_for_staff(client, game, alice, staff):
 def test_home_shows_each_game_with_card_and_leader_counts(client, game):
     text = text_of(client.get(reverse("home")))
     assert "Card of Gods" in text
-    assert "9 cards" in text
-    assert "3 leaders" in text
+    assert "9 god cards" in text  # the game's own words, from its definition
+    assert "3 expedition leaders" in text
+    for other in ("Force of Will", "Berserk. Heroes", "Of Gods and Men", "Irdya"):
+        assert other in text
+    assert "0 leaders" not in text  # Of Gods and Men has none: no leader count at all
     assert "deckbuilder and rules reference" in text
 
 
@@ -297,9 +300,12 @@ def test_leaders_able_to_use_agrees_with_usable_by_for_every_card_and_leader(gam
         fields={"name": "Two Factions", "rarity": game.rarities.first(), "cost": {"creation": 1}},
         keywords=["Engeln", "Kriegmark"],
     )
-    leaders = list(Leader.objects.filter(game=game).prefetch_related("colours", "keywords"))
+    leaders = list(
+        Leader.objects.filter(game=game).prefetch_related("colours", "keywords", "loyalties")
+    )
+    fmt = game.default_format().engine()
     for card in Card.objects.filter(game=game).for_listing():
-        able = {leader.pk for leader in leaders_able_to_use(card, leaders, game.format)}
+        able = {leader.pk for leader in leaders_able_to_use(card, leaders, fmt)}
         usable = {
             leader.pk for leader in leaders if Card.objects.usable_by(leader).filter(pk=card.pk)
         }
@@ -357,7 +363,7 @@ def test_leader_page_of_kellantra_lists_plant_a_seed_and_no_red_card(client, gam
     assert "Lightning" not in found and "Fiery Earth" not in found
     assert set(found) == {"Plant A Seed", "Healing", "Quiet Prayer"}
     text = text_of(response)
-    assert "3 cards Kellantra may use" in text
+    assert "3 god cards Kellantra may use" in text
     assert "❦ Green" in text
     assert "Druid" in text
 
@@ -427,12 +433,15 @@ def count_queries(client, url):
 @pytest.mark.parametrize(
     ("query", "most"),
     [
-        ("q=bulk", 10),
-        # + one query to look up each of faction, keyword and leader (and the leader's game)
+        # the game and its vocabulary (colours, rarities, card types, stats, formats), count,
+        # cards, their colours and keywords, the form's keywords and leaders, the header's games
+        ("q=bulk", 13),
+        # + one query to look up each of faction, keyword and leader (and the leader's game,
+        # its formats and the leader's loyalties)
         (
             "q=bulk&colour=green&colour=colourless&rarity=common&rarity=rare&rarity=uncommon"
             "&faction=keld&keyword=Keld&leader=everyone&cost_min=0&cost_max=9&sort=-cost",
-            14,
+            19,
         ),
     ],
     ids=["search", "every-filter"],

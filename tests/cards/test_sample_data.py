@@ -1,9 +1,13 @@
-"""The sample pool of Card of Gods (cards/sample/card-of-gods.json) as plain data.
+"""The sample data the site ships with.
 
-No database: the file is read as JSON and checked against the deck-construction rules of
-/work/shared/spec/card-of-gods.md, so that the pool the site ships with is varied and usable.
+First the Card of Gods pool (cards/sample/card-of-gods.json) as plain data, with no database:
+the file is read as JSON and checked against the deck-construction rules of
+/work/shared/spec/card-of-gods.md, so that the pool is varied and usable. Then all five sample
+games loaded into the database as `manage.py load_sample_data` loads them, checked against
+/work/shared/spec/formats.md.
 """
 
+import io
 import json
 import re
 from collections import Counter
@@ -255,3 +259,383 @@ def test_kellantra_can_build_a_legal_deck_with_plant_a_seed():
 @pytest.mark.parametrize("leader", ["richard", "gottfried"])
 def test_named_leaders_can_build_a_legal_deck(leader):
     assert deck_capacity(by_slug(LEADERS, leader)) >= DECK_SIZE
+
+
+# === all five sample games, loaded as `manage.py load_sample_data` loads them ==================
+# Issue 7: every leader (or, in a game without leaders, the pool) can build a legal deck in every
+# format; the pool minimums, labels and slugs of /work/shared/spec/formats.md hold; every format
+# rule and glossary term points at a section of the game's rules.
+
+SAMPLE_DIR = SAMPLE.parent
+GAMES = ["card-of-gods", "force-of-will", "berserk-heroes", "of-gods-and-men", "irdya"]
+SAMPLES = {slug: json.loads((SAMPLE_DIR / f"{slug}.json").read_text("utf-8")) for slug in GAMES}
+FORMATS = [(slug, f["slug"]) for slug in GAMES for f in SAMPLES[slug]["game"]["formats"]]
+
+
+@pytest.fixture(scope="module")
+def sample_world(django_db_setup, django_db_blocker):
+    """`load_sample_data` run once for this module, and rolled back after it."""
+    from django.core.management import call_command
+    from django.db import transaction
+
+    with django_db_blocker.unblock(), transaction.atomic():
+        out = io.StringIO()
+        call_command("load_sample_data", stdout=out)
+        yield out.getvalue()
+        transaction.set_rollback(True)
+
+
+@pytest.fixture
+def loaded(sample_world, db):
+    return sample_world
+
+
+def a_game(slug: str):
+    from cards.models import Game
+
+    return Game.objects.prefetch_related("formats", "card_types", "colours", "stats").get(slug=slug)
+
+
+def test_load_sample_data_loads_all_five_games(loaded):
+    from cards.models import Card, Game, Leader, RuleSection
+
+    assert loaded.startswith("Loaded 5 sample game(s)")
+    assert set(Game.objects.values_list("slug", flat=True)) >= set(GAMES)
+    for slug in GAMES:
+        game, sample = a_game(slug), SAMPLES[slug]
+        assert game.is_sample, slug
+        assert Card.objects.filter(game=game).count() >= len(sample["cards"]) > 0, slug
+        leaders = Leader.objects.filter(game=game).count()
+        assert leaders >= len(sample.get("leaders", [])), slug
+        assert (leaders > 0) == game.has_leaders, slug
+        assert [f.slug for f in game.formats.all()] == [
+            f["slug"] for f in sample["game"]["formats"]
+        ]
+        assert RuleSection.objects.filter(game=game).exists(), f"{slug} has no rules"
+
+
+# --- a legal deck for every leader in every format ------------------------------------------
+
+
+def section_target(fmt, section: str) -> int:
+    """The fewest cards the format's deck_size rules allow in `section`."""
+    lows = [
+        rule.get("min", rule.get("exactly")) or 0
+        for rule in fmt.rules
+        if rule["rule"] == "deck_size" and rule.get("deck", fmt.first) == section
+    ]
+    return max(lows, default=0)
+
+
+def build_deck(fmt, pool) -> list:
+    """A deck from `pool` (CardInfo), built greedily section by section: the copies each section
+    needs for its required types, then cards without a copy limit, then the rest one copy at a
+    time in turn, never past a copy limit of the engine (counted across the sections each
+    copy_limit rule and the ban list name)."""
+    from cards import legality
+
+    counts = Counter()
+
+    def size(section, kind=None):
+        return sum(
+            n
+            for (slug, s), n in counts.items()
+            if s == section and (kind is None or by_slug_info[slug].type == kind)
+        )
+
+    def room(card, section) -> int | None:
+        most = legality.copy_limit(fmt, card, section)
+        if most is None:
+            return None
+        groups = [
+            rule.get("across") or fmt.slugs
+            for rule in fmt.rules
+            if rule["rule"] == "copy_limit" and section in (rule.get("across") or fmt.slugs)
+        ]
+        if card.slug in fmt.banlist:
+            groups.append(fmt.slugs)
+        used = max(
+            (sum(counts[card.slug, s] for s in group) for group in groups),
+            default=counts[card.slug, section],
+        )
+        return most - used
+
+    def add(cards, section, goal, kind=None):
+        """Copies of `cards`, one of each in turn, until `section` holds `goal` (of `kind`)."""
+        while size(section, kind) < goal:
+            added = False
+            for card in cards:
+                if size(section, kind) >= goal:
+                    return
+                left = room(card, section)
+                if left is None or left > 0:
+                    counts[card.slug, section] += 1
+                    added = True
+            if not added:
+                return
+
+    by_slug_info = {card.slug: card for card in pool}
+    for section in fmt.slugs:
+        target = section_target(fmt, section)
+        allowed = [c for c in pool if section in legality.allowed_sections(fmt, c)]
+        for rule in fmt.rules:
+            if rule["rule"] == "requires_type" and rule.get("deck", fmt.first) == section:
+                typed = [c for c in allowed if c.type == rule["type"]]
+                add(typed, section, rule.get("min", 1), kind=rule["type"])
+        unlimited = [c for c in allowed if legality.copy_limit(fmt, c, section) is None]
+        add(unlimited, section, target)
+        add(allowed, section, target)
+    return [(by_slug_info[slug], n, section) for (slug, section), n in counts.items() if n]
+
+
+def test_the_deck_builder_of_these_tests_gives_up_when_the_pool_is_too_small():
+    from cards import legality
+
+    fmt = legality.Format.from_data(
+        {
+            "sections": [{"slug": "main", "name": "Deck"}],
+            "rules": [
+                {"rule": "deck_size", "min": 10},
+                {"rule": "copy_limit", "by": "name", "default": 3},
+            ],
+        }
+    )
+    pool = [legality.CardInfo(f"c{i}", f"C{i}") for i in range(3)]
+    deck = build_deck(fmt, pool)
+    assert sum(n for _, n, _ in deck) == 9
+    assert not legality.check(fmt, None, deck).legal
+    deck = build_deck(fmt, [*pool, legality.CardInfo("c3", "C3")])
+    assert legality.check(fmt, None, deck).legal
+
+
+@pytest.mark.parametrize(("slug", "format_slug"), FORMATS, ids=[f"{g}:{f}" for g, f in FORMATS])
+def test_every_leader_can_build_a_legal_deck_in_every_format(loaded, slug, format_slug):
+    from cards import legality
+    from cards.models import Card, Leader
+
+    game = a_game(slug)
+    stored = game.formats.get(slug=format_slug)
+    fmt = stored.engine()
+    leaders = list(Leader.objects.filter(game=game).prefetch_related("colours", "keywords"))
+    assert bool(leaders) == game.has_leaders
+    failures = {}
+    for leader in leaders or [None]:
+        cards = Card.objects.filter(game=game)
+        if leader is not None:
+            cards = Card.objects.usable_by(leader, stored)
+        pool = [card.info() for card in cards.for_listing().order_by("slug")]
+        deck = build_deck(fmt, pool)
+        report = legality.check(fmt, leader.info() if leader else None, deck)
+        if not report.legal:
+            failures[leader.slug if leader else "(no leader)"] = [
+                p.message for p in report.problems
+            ]
+        else:
+            assert report.card_count == sum(section_target(fmt, s) for s in fmt.slugs)
+    assert failures == {}
+
+
+# --- the pool minimums of formats.md --------------------------------------------------------
+
+
+def test_force_of_will_every_ruler_has_ten_main_deck_cards_and_both_kinds_of_stone(loaded):
+    from cards.models import Card, Leader
+
+    game = a_game("force-of-will")
+    main_types = next(
+        rule["types"]
+        for rule in game.default_format().rules
+        if rule["rule"] == "section_types" and rule["deck"] == "main"
+    )
+    for ruler in Leader.objects.filter(game=game):
+        usable = list(Card.objects.usable_by(ruler).for_listing())
+        main = {c.slug for c in usable if c.type.slug in main_types}
+        stones = [c for c in usable if c.type.slug == "magic-stone"]
+        basic = [c for c in stones if "Basic" in {k.name for k in c.keywords.all()}]
+        assert len(main) >= 10, ruler.slug
+        assert basic and len(basic) < len(stones), ruler.slug
+
+
+def test_berserk_every_element_has_fourteen_usable_cards_and_there_is_a_horde_card(loaded):
+    from cards.models import Card
+
+    game = a_game("berserk-heroes")
+    cards = list(Card.objects.filter(game=game).for_listing())
+    for element in game.colours.all():
+        usable = {c.slug for c in cards if not c.colour_count or element in c.colours.all()}
+        assert len(usable) >= 14, element.slug
+    assert any("Horde" in {k.name for k in c.keywords.all()} for c in cards)
+
+
+def test_of_gods_and_men_has_two_pantheon_cards(loaded):
+    from cards.models import Card
+
+    assert Card.objects.filter(game__slug="of-gods-and-men", type__slug="pantheon").count() >= 2
+
+
+def test_irdya_has_faction_cards_at_every_loyalty_for_three_factions_and_varied_heroes(loaded):
+    from cards.models import Card, Leader
+
+    points = {}
+    for card in Card.objects.filter(game__slug="irdya", loyalty_faction__isnull=False):
+        points.setdefault(card.loyalty_faction.name, set()).add(card.loyalty_points)
+    assert len([f for f, found in points.items() if found >= {1, 2, 3}]) >= 3, points
+    heroes = Leader.objects.filter(game__slug="irdya").prefetch_related("loyalties__faction")
+    assert {len(hero.loyalty) for hero in heroes} >= {1, 2, 3}
+
+
+# --- rules references -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("slug", GAMES)
+def test_every_format_rule_names_a_section_of_the_games_rules(loaded, slug):
+    from cards import catalogue
+    from cards.models import RuleSection
+
+    game = a_game(slug)
+    numbers = set(RuleSection.objects.filter(game=game).values_list("number", flat=True))
+    urls = catalogue.rule_urls(slug)
+    for fmt in game.formats.all():
+        for rule in fmt.rules:
+            assert rule.get("section") in numbers, f"{fmt.slug}: {rule}"
+            assert rule["section"] in urls, f"{fmt.slug}: {rule}"
+
+
+@pytest.mark.parametrize("slug", GAMES)
+def test_every_glossary_term_names_a_section_of_the_games_rules(loaded, slug):
+    from cards.models import GlossaryTerm
+
+    entries = json.loads((SAMPLE_DIR / "rules" / f"{slug}.glossary.json").read_text("utf-8"))
+    assert entries and all(entry.get("section") for entry in entries)
+    terms = GlossaryTerm.objects.filter(game__slug=slug).select_related("section")
+    assert {t.term: t.section.number if t.section else None for t in terms} == {
+        e["term"]: e["section"] for e in entries
+    }
+
+
+# --- labels and slugs as formats.md names them ----------------------------------------------
+
+LABELS = {
+    # game: (leader label, formats (default first), card types, colours, stats)
+    "card-of-gods": ("Expedition Leader", ["standard"], ["god-card"],
+                     ["yellow", "red", "green", "black"], []),
+    "force-of-will": ("Ruler", ["casual", "constructed"],
+                      ["resonator", "chant", "addition", "regalia", "magic-stone"],
+                      ["light", "fire", "water", "wind", "darkness"], ["atk", "def"]),
+    "berserk-heroes": ("Hero", ["standard"], ["creature", "spell", "equipment", "event"],
+                       ["steppes", "forests", "mountains", "swamps", "darkness"],
+                       ["strike", "life"]),
+    "of-gods-and-men": ("", ["standard"],
+                        ["pantheon", "hero", "unit", "artifact", "magic", "terrain"], [],
+                        ["strength", "hp", "command"]),
+    "irdya": ("Hero", ["standard"], ["creature", "spell", "event", "ritual", "mount"], [],
+              ["atk", "def"]),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("slug", GAMES)
+def test_labels_and_slugs_are_those_of_formats_md(loaded, slug):
+    leader, formats, types, colours, stats = LABELS[slug]
+    game = a_game(slug)
+    assert game.leader_label == leader
+    assert game.has_leaders == bool(leader)
+    assert [f.slug for f in game.formats.all()] == formats
+    assert game.default_format().slug == formats[0]
+    assert [t.slug for t in game.card_types.all()] == types
+    assert [c.slug for c in game.colours.all()] == colours
+    assert [s.slug for s in game.stats.all()] == stats
+
+
+def test_rule_keywords_and_factions_are_those_of_formats_md(loaded):
+    from cards.models import Keyword
+
+    def factions(slug):
+        return set(
+            Keyword.objects.filter(game__slug=slug, is_faction=True).values_list("name", flat=True)
+        )
+
+    assert Keyword.objects.filter(game__slug="force-of-will", name="Basic").exists()
+    assert Keyword.objects.filter(game__slug="berserk-heroes", name="Horde").exists()
+    assert factions("irdya") == {
+        "Loyalists",
+        "Rebels",
+        "Northerners",
+        "Undead",
+        "Knalgans",
+        "Drakes",
+    }
+    assert factions("card-of-gods") == set(GAME["factions"])
+    assert factions("force-of-will") == factions("berserk-heroes") == set()
+    assert factions("of-gods-and-men") == set()
+
+
+# Each default format's sections and rules as the table of formats.md gives them:
+# (section slugs, [(rule kind, the parameters the table names)]).
+DEFAULT_FORMATS = {
+    "card-of-gods": (["main"], [
+        ("leader_required", {}),
+        ("deck_size", {"exactly": 10}),
+        ("copy_limit", {"by": "rarity", "limits": {"common": 3, "uncommon": 2, "rare": 1}}),
+        ("colour_identity", {}),
+        ("faction_gate", {}),
+    ]),
+    "force-of-will": (["main", "stones", "side"], [
+        ("leader_required", {}),
+        ("deck_size", {"deck": "main", "min": 40, "max": 60}),
+        ("deck_size", {"deck": "stones", "min": 10, "max": 20}),
+        ("deck_size", {"deck": "side", "min": 0, "max": 15}),
+        ("section_types", {"deck": "main",
+                           "types": ["resonator", "chant", "addition", "regalia"]}),
+        ("section_types", {"deck": "stones", "types": ["magic-stone"]}),
+        ("copy_limit", {"by": "name", "default": 4, "across": ["main", "side"]}),
+        ("copy_limit", {"by": "name", "default": 4, "across": ["stones", "side"],
+                        "unlimited": {"keyword": "Basic"}}),
+    ]),
+    "berserk-heroes": (["main"], [
+        ("leader_required", {}),
+        ("deck_size", {"min": 40}),
+        ("copy_limit", {"default": 3, "overrides": {"Horde": 5}}),
+        ("colour_identity", {"mode": "shares"}),
+    ]),
+    "of-gods-and-men": (["main"], [
+        ("deck_size", {"min": 40, "site_default": True}),
+        ("copy_limit", {"default": 3, "site_default": True}),
+        ("requires_type", {"type": "pantheon", "min": 1}),
+    ]),
+    "irdya": (["main"], [
+        ("leader_required", {}),
+        ("deck_size", {"min": 40, "site_default": True}),
+        ("copy_limit", {"default": 3, "site_default": True}),
+        ("loyalty_gate", {}),
+    ]),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("slug", GAMES)
+def test_default_formats_are_those_of_formats_md(loaded, slug):
+    sections, rules = DEFAULT_FORMATS[slug]
+    fmt = a_game(slug).default_format()
+    assert fmt.slugs == sections
+    assert len(fmt.rules) == len(rules)
+    for rule, (kind, params) in zip(fmt.rules, rules, strict=True):
+        assert rule["rule"] == kind
+        assert {k: rule.get(k) for k in params} == params, rule
+        if rule["rule"] == "colour_identity" and "mode" not in params:
+            assert rule.get("mode", "subset") == "subset"
+
+
+def test_force_of_will_constructed_differs_from_casual_only_in_the_side_deck(loaded):
+    game = a_game("force-of-will")
+    casual, constructed = (game.formats.get(slug=s) for s in ("casual", "constructed"))
+    assert constructed.slugs == casual.slugs
+    side = [r for r in constructed.rules if r["rule"] == "deck_size" and r["deck"] == "side"]
+    assert [(r["min"], r["max"]) for r in side] == [(1, 15)]
+
+    def without_side_size(fmt):
+        return [
+            {k: v for k, v in r.items() if k not in ("section", "site_default")}
+            for r in fmt.rules
+            if not (r["rule"] == "deck_size" and r["deck"] == "side")
+        ]
+
+    assert without_side_size(constructed) == without_side_size(casual)

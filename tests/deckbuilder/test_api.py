@@ -54,7 +54,7 @@ def make_deck(owner, *, visibility=Visibility.PRIVATE, counts=None, leader="gott
         name=name or f"{owner.username}'s {visibility} deck",
         leader=Leader.objects.get(game=game, slug=leader) if leader else None,
         visibility=visibility,
-        counts={cards[slug]: n for slug, n in counts.items()},
+        contents={(cards[slug], "main"): n for slug, n in counts.items()},
     )
 
 
@@ -103,7 +103,13 @@ def test_validate_a_legal_kellantra_deck(api, kellantra_extras):
     cards = {"plant-a-seed": 3, "healing": 2, "quiet-prayer": 3, "sprout": 1, "bloom": 1}
     response = api.post(VALIDATE, {"leader": "kellantra", "cards": rows(cards)}, format="json")
     assert response.status_code == 200, response.content
-    assert response.json() == {"legal": True, "card_count": 10, "problems": []}
+    assert response.json() == {
+        "legal": True,
+        "card_count": 10,
+        "format": "standard",
+        "sections": {"main": 10},
+        "problems": [],
+    }
 
 
 def test_validate_a_legal_gottfried_deck(api):
@@ -132,7 +138,15 @@ def other_game():
             "name": "Other Game",
             "colours": [{"slug": "blue", "name": "Blue", "symbol": "~", "domain": "water"}],
             "rarities": [{"slug": "common", "name": "Common"}],
-            "format": [{"rule": "deck_size", "exactly": 1}],
+            "card_types": [{"slug": "thing", "name": "Thing"}],
+            "formats": [
+                {
+                    "slug": "standard",
+                    "name": "Standard",
+                    "sections": [{"slug": "main", "name": "Deck"}],
+                    "rules": [{"rule": "deck_size", "exactly": 1}],
+                }
+            ],
         }
     )
     card_services.save_leader(game=game, fields={"name": "Stranger"}, colours=[], keywords=[])
@@ -344,6 +358,7 @@ def test_create_answers_201_with_the_deck_shape(alice):
         "name",
         "description",
         "game",
+        "format",
         "leader",
         "visibility",
         "cards",
@@ -365,6 +380,8 @@ def test_create_answers_201_with_the_deck_shape(alice):
     )
     assert (deck["name"], deck["description"]) == ("Fire and shadow", "Ten cards of Gottfried.")
     assert counts_of(deck) == GOTTFRIED_TEN
+    assert deck["format"] == "standard"  # the game's default format
+    assert {row["section"] for row in deck["cards"]} == {"main"}
     assert (deck["legal"], deck["card_count"], deck["problems"]) == (True, 10, [])
     stored = Deck.objects.get(share_id=deck["id"])
     assert stored.owner.username == "alice"

@@ -13,10 +13,8 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils.html import strip_tags
 
-from cards import catalogue
+from cards import catalogue, legality
 from cards import services as card_services
-from cards.legality import copy_limit
-from cards.legality import deck_size_label as deck_size
 from cards.models import Card, Leader
 from deckbuilder import services
 from deckbuilder.models import Deck, Visibility
@@ -65,7 +63,7 @@ def make_deck(
         leader=leader(lead),
         name=name,
         visibility=visibility,
-        counts={card(slug): n for slug, n in (counts or {}).items()},
+        contents={(card(slug), "main"): n for slug, n in (counts or {}).items()},
     )
 
 
@@ -93,7 +91,7 @@ def test_new_deck_preselects_the_leader_from_the_query_and_shows_colours_and_fac
     client, alice, game
 ):
     client.force_login(alice)
-    response = client.get(reverse("deck-new") + "?leader=kellantra")
+    response = client.get(reverse("deck-new") + f"?game={GAME}&leader=kellantra")
     assert response.status_code == 200
     html = response.content.decode()
     assert re.search(r'value="kellantra" id="leader-kellantra" checked', html)
@@ -113,7 +111,7 @@ def test_new_deck_without_a_leader_is_refused_with_the_error(client, alice, game
     client.force_login(alice)
     response = client.post(reverse("deck-new"), {"game": GAME, "name": "Nobody"})
     assert response.status_code == 400
-    assert "Choose a leader." in text_of(response)
+    assert "Choose an expedition leader." in text_of(response)  # the game's word for it
     assert not Deck.objects.filter(owner=alice).exists()
 
 
@@ -249,25 +247,35 @@ def test_each_card_shows_the_copy_limit_of_its_rarity(client, alice, game):
     client.force_login(alice)
     deck = make_deck(alice, game)
     response = client.get(edit_url(deck, "all=1"))
-    limits = {c.slug: c.limit for c in response.context["cards"]}
-    assert (limits["plant-a-seed"], limits["healing"], limits["punishment"]) == (3, 2, 1)
-    page = text_of(response)
-    assert "Common Max 3 copies" in page
-    assert "Uncommon Max 2 copies" in page
-    assert "Rare Max 1 copy" in page
+    limits = {c.slug: [slot["limit"] for slot in c.slots] for c in response.context["cards"]}
+    assert (limits["plant-a-seed"], limits["healing"], limits["punishment"]) == ([3], [2], [1])
+    html = response.content.decode()
+    for slug, most in (("plant-a-seed", 3), ("healing", 2), ("punishment", 1)):
+        controls = html[html.index(f'id="controls-{slug}"') :]
+        first_slot = controls[: controls.index("</div>")]
+        assert f'<p class="in-deck-label small">max {most}</p>' in first_slot
+
+
+def one_section(rules) -> legality.Format:
+    sections = [{"slug": "main", "name": "Deck"}]
+    return legality.Format.from_data({"sections": sections, "rules": rules})
 
 
 def test_copy_limit_and_deck_size_are_read_from_the_format():
-    fmt = [
-        {"rule": "deck_size", "min": 8, "max": 12},
-        {"rule": "copy_limit", "by": "rarity", "limits": {"rare": 4}, "default": 2},
-    ]
-    assert (copy_limit(fmt, "rare"), copy_limit(fmt, "common")) == (4, 2)
-    assert copy_limit([{"rule": "copy_limit", "by": "name", "default": 1}], "rare") == 1
-    assert copy_limit([{"rule": "deck_size", "exactly": 10}], "rare") is None
-    assert deck_size(fmt) == "8–12"
-    assert deck_size([{"rule": "deck_size", "exactly": 40}]) == "40"
-    assert deck_size([]) == ""
+    fmt = one_section(
+        [
+            {"rule": "deck_size", "min": 8, "max": 12},
+            {"rule": "copy_limit", "by": "rarity", "limits": {"rare": 4}, "default": 2},
+        ]
+    )
+    rare, common = legality.CardInfo("r", "R", "rare"), legality.CardInfo("c", "C", "common")
+    assert (legality.copy_limit(fmt, rare), legality.copy_limit(fmt, common)) == (4, 2)
+    by_name = one_section([{"rule": "copy_limit", "by": "name", "default": 1}])
+    assert legality.copy_limit(by_name, rare) == 1
+    assert legality.copy_limit(one_section([{"rule": "deck_size", "exactly": 10}]), rare) is None
+    assert legality.size_label(fmt) == "8–12"
+    assert legality.size_label(one_section([{"rule": "deck_size", "exactly": 40}])) == "40"
+    assert legality.size_label(one_section([])) == ""
 
 
 # --- builder: htmx -----------------------------------------------------------------------------
@@ -282,8 +290,9 @@ def test_htmx_plus_returns_the_partials_with_the_updated_counter_not_the_page(cl
     assert "<html" not in html and "<header" not in html
     assert "{#" not in html and "#}" not in html
     assert '<div id="deck-panel" hx-swap-oob="innerHTML">' in html
-    assert 'id="controls-plant-a-seed"' in html and 'hx-swap-oob="true"' in html
-    assert re.search(r'id="count-plant-a-seed"[^>]*>1</output>', html)
+    assert 'id="controls-plant-a-seed"' not in html  # the forms stay: queued clicks keep them
+    assert re.search(r'id="count-main-plant-a-seed"[^>]*hx-swap-oob="true"[^>]*>1</output>', html)
+    assert 'id="card-problems-plant-a-seed" hx-swap-oob="true"' in html
     page = text_of(response)
     assert "2/10 cards" in page
     assert "The deck needs exactly 10 cards; it has 2." in page
@@ -417,7 +426,7 @@ def test_deck_page_shows_leader_cards_verdict_problems_stats_and_export(client, 
     )
     response = client.get(reverse("deck-detail", args=[deck.share_id]))
     page = text_of(response)
-    assert "Expedition Leader: Kellantra 6/10 cards ✗ Not legal ◎ Unlisted" in page
+    assert "Expedition Leader: Kellantra Format: Standard 6/10 cards ✗ Not legal ◎ Unlisted" in page
     assert "3× Plant A Seed ❦ 1 Life ❦ Green ● Common" in page
     assert "2× Healing ❦ 2 Life ❦ Green ◆ Uncommon" in page
     assert "⚠ The deck needs exactly 10 cards; it has 6." in page
@@ -425,7 +434,8 @@ def test_deck_page_shows_leader_cards_verdict_problems_stats_and_export(client, 
         "⚠ Despair is black, which Kellantra does not match (matches: green) — card: Despair"
         in page
     )
-    stats = {group["key"]: group["rows"] for group in response.context["stats"]}
+    [section] = response.context["sections"]
+    stats = {group["key"]: group["rows"] for group in section["stats"]}
     assert [(r["item"].slug, r["value"]) for r in stats["cost"]] == [("green", 7), ("black", 2)]
     assert [(r["item"].slug, r["value"]) for r in stats["rarities"]] == [
         ("common", 4),
@@ -527,11 +537,12 @@ def test_deck_page_runs_the_same_few_queries_for_2_and_10_different_cards(client
     anonymous = (_deck_page_queries(client, small), _deck_page_queries(client, big))
     client.force_login(alice)
     owner = (_deck_page_queries(client, small), _deck_page_queries(client, big))
-    # deck, entries with cards and rarities, the cards' colours, the header's games (lazy),
-    # the rules cache's version check (these decks have problems, which link to their rules;
-    # tests recheck every time, the site once a second); signing in adds session and user.
-    assert anonymous == (5, 5)
-    assert owner == (7, 7)
+    # deck, its game's card types and stats, entries with cards and rarities, the cards'
+    # colours, the header's games (lazy), the rules cache's version check (these decks have
+    # problems, which link to their rules; tests recheck every time, the site once a second);
+    # signing in adds session and user.
+    assert anonymous == (7, 7)
+    assert owner == (9, 9)
 
 
 # --- lists -------------------------------------------------------------------------------------
@@ -596,7 +607,7 @@ def test_public_deck_list_is_paginated(client, alice, game):
 def test_leader_page_has_a_new_deck_button_for_that_leader(client, game):
     html = client.get(reverse("leader-detail", args=[GAME, "kellantra"])).content.decode()
     href = f"{reverse('deck-new')}?game={GAME}&amp;leader=kellantra"
-    assert f'<a class="button" href="{href}">New deck with this leader</a>' in html
+    assert f'<a class="button" href="{href}">New deck with Kellantra</a>' in html
 
 
 @pytest.mark.parametrize(

@@ -11,8 +11,8 @@ import pytest
 from django.urls import reverse
 from rest_framework.test import APIClient
 
-from cards import legality, rules
-from cards.models import Game, RuleSection
+from cards import catalogue, legality, rules
+from cards.models import RuleSection
 from deckbuilder import services
 from deckbuilder.models import Deck
 
@@ -38,7 +38,7 @@ def make_deck(owner, game, leader, counts, **fields) -> Deck:
         game=game,
         leader=game.leaders.get(slug=leader) if leader else None,
         name=fields.pop("name", "Test deck"),
-        counts={cards[slug]: n for slug, n in counts.items()},
+        contents={(cards[slug], "main"): n for slug, n in counts.items()},
         **fields,
     )
 
@@ -61,7 +61,8 @@ def assert_resolves(client, url: str):
 
 
 def test_every_problem_code_of_the_format_has_a_rule_url_that_resolves(client, game):
-    codes = {legality.CODES[rule["rule"]] for rule in game.format}
+    rules_of_format = game.default_format().rules
+    codes = {legality.CODES[rule["rule"]] for rule in rules_of_format}
     assert codes == {
         "leader_required",
         "deck_size",
@@ -69,28 +70,46 @@ def test_every_problem_code_of_the_format_has_a_rule_url_that_resolves(client, g
         "colour_mismatch",
         "faction_mismatch",
     }
-    urls = game.rule_urls()
-    assert set(urls) == codes
-    for code in codes:
-        assert_resolves(client, urls[code])
+    urls = catalogue.rule_urls(GAME)
+    assert set(urls) == {rule["section"] for rule in rules_of_format}
+    for rule in rules_of_format:
+        assert_resolves(client, urls[rule["section"]])
 
 
 def test_rule_urls_point_at_the_sections_the_format_names(game):
-    urls = game.rule_urls()
-    for code, number in legality.sections_by_code(game.format).items():
+    urls = catalogue.rule_urls(GAME)
+    by_kind = {rule["rule"]: rule["section"] for rule in game.default_format().rules}
+    for number in by_kind.values():
         s = RuleSection.objects.get(game=game, number=number)
-        assert urls[code] == rules.section_href(GAME, number, s.anchor)
-    assert urls["colour_mismatch"].endswith("#" + colour_section(game).anchor)
+        assert urls[number] == rules.section_href(GAME, number, s.anchor)
+    assert urls[by_kind["colour_identity"]].endswith("#" + colour_section(game).anchor)
 
 
-def test_a_code_whose_rule_names_no_section_has_no_url(game):
-    game.format = [{k: v for k, v in r.items() if k != "section"} for r in game.format]
-    assert game.rule_urls() == {}
-    game.format = [
-        {**r, "section": "99.9"} if r["rule"] == "deck_size" else r
-        for r in Game.objects.get(pk=game.pk).format
-    ]
-    assert "deck_size" not in game.rule_urls() and "colour_mismatch" in game.rule_urls()
+def validate_richard_with_healing(api) -> dict[str, str | None]:
+    """{problem code: rule_url} for Richard with one Healing: deck_size and colour_mismatch."""
+    response = api.post(
+        f"/api/games/{GAME}/validate/",
+        {"leader": "richard", "cards": [{"card": "healing", "count": 1}]},
+        format="json",
+    )
+    assert response.status_code == 200, response.content
+    return {p["code"]: p["rule_url"] for p in response.json()["problems"]}
+
+
+def test_a_code_whose_rule_names_no_section_has_no_url(api, game):
+    fmt = game.default_format()
+    original = fmt.rules
+    fmt.rules = [{k: v for k, v in r.items() if k != "section"} for r in original]
+    fmt.save()
+    assert catalogue.rule_urls(GAME) == {}
+    assert validate_richard_with_healing(api) == {"deck_size": None, "colour_mismatch": None}
+
+    fmt.rules = [{**r, "section": "99.9"} if r["rule"] == "deck_size" else r for r in original]
+    fmt.save()
+    urls = catalogue.rule_urls(GAME)
+    assert "99.9" not in urls and colour_section(game).number in urls
+    links = validate_richard_with_healing(api)
+    assert links["deck_size"] is None and links["colour_mismatch"] is not None
 
 
 # --- the API ----------------------------------------------------------------------------------

@@ -9,7 +9,7 @@ from django.db import IntegrityError, transaction
 from rest_framework.test import APIClient
 
 from cards import services as card_services
-from cards.models import Card, Game, Leader
+from cards.models import Card, Format, Game, Leader
 from deckbuilder import services
 from deckbuilder.models import Deck, DeckCard, Visibility
 
@@ -26,9 +26,10 @@ GOTTFRIED_TEN = {
 }
 
 
-def cards(game, counts):
+def cards(game, counts, section="main"):
+    """{(card, section): n} of the game's cards named by slug in `counts`."""
     by_slug = {c.slug: c for c in Card.objects.filter(game=game, slug__in=counts)}
-    return {by_slug[slug]: n for slug, n in counts.items()}
+    return {(by_slug[slug], section): n for slug, n in counts.items()}
 
 
 def leader(game, slug):
@@ -36,7 +37,7 @@ def leader(game, slug):
 
 
 def stored(deck) -> Deck:
-    return Deck.objects.select_related("game", "leader").get(pk=deck.pk)
+    return Deck.objects.select_related("game", "format", "leader").get(pk=deck.pk)
 
 
 def counts_of(deck) -> dict[str, int]:
@@ -48,12 +49,12 @@ def assert_verdict_is_fresh(deck):
     deck = stored(deck)
     entries = services.entries_of(deck)
     leader = (
-        Leader.objects.prefetch_related("colours", "keywords").get(pk=deck.leader_id)
+        Leader.objects.prefetch_related("colours", "keywords", "loyalties").get(pk=deck.leader_id)
         if deck.leader_id
         else None
     )
     report = services.judge(
-        game=deck.game, leader=leader, counts={e.card: e.count for e in entries}
+        fmt=deck.format, leader=leader, contents={(e.card, e.section): e.count for e in entries}
     )
     assert deck.legal is report.legal
     assert deck.card_count == report.card_count
@@ -69,7 +70,7 @@ def legal_deck(game, alice):
         name="Gottfried ten",
         leader=leader(game, "gottfried"),
         visibility=Visibility.PUBLIC,
-        counts=cards(game, GOTTFRIED_TEN),
+        contents=cards(game, GOTTFRIED_TEN),
     )
     assert stored(deck).legal
     return deck
@@ -91,7 +92,7 @@ def test_deck_create_saves_an_illegal_draft_with_its_problems(game, alice):
         game=game,
         name="Draft",
         leader=leader(game, "kellantra"),
-        counts=cards(game, {"despair": 2}),
+        contents=cards(game, {"despair": 2}),
     )
     deck = assert_verdict_is_fresh(deck)
     assert not deck.legal
@@ -110,7 +111,7 @@ def test_deck_create_refuses_an_illegal_public_deck_and_writes_nothing(game, ali
             name="Too small",
             leader=leader(game, "gottfried"),
             visibility=Visibility.PUBLIC,
-            counts=cards(game, {"despair": 2}),
+            contents=cards(game, {"despair": 2}),
         )
     assert [p.code for p in refused.value.report.problems] == ["deck_size"]
     assert (Deck.objects.count(), DeckCard.objects.count()) == before
@@ -118,7 +119,7 @@ def test_deck_create_refuses_an_illegal_public_deck_and_writes_nothing(game, ali
 
 def test_deck_update_refuses_public_for_an_illegal_deck_and_writes_nothing(game, alice):
     deck = services.deck_create(
-        owner=alice, game=game, name="Draft", counts=cards(game, {"despair": 2})
+        owner=alice, game=game, name="Draft", contents=cards(game, {"despair": 2})
     )
     with pytest.raises(services.DeckNotLegal):
         services.deck_update(deck=deck, visibility=Visibility.PUBLIC, name="Renamed")
@@ -174,7 +175,7 @@ def test_deck_set_count_judges_the_deck(game, alice):
         game=game,
         name="Nine",
         leader=leader(game, "gottfried"),
-        counts=cards(game, {**GOTTFRIED_TEN, "blood-pact": 0}),
+        contents=cards(game, {**GOTTFRIED_TEN, "blood-pact": 0}),
     )
     assert not stored(deck).legal
     services.deck_set_count(deck=deck, card=Card.objects.get(slug="blood-pact"), count=1)
@@ -264,14 +265,16 @@ def test_a_plain_keyword_becoming_a_faction_makes_the_deck_illegal(legal_deck, g
     assert [(p["code"], p["card"]) for p in deck.problems] == [("faction_mismatch", "despair")]
 
 
-def _definition(fmt):
+def _definition(rules):
+    """The sample game's definition with `rules` as its (only) format's rules."""
     definition = copy.deepcopy(json.loads(SAMPLE.read_text())["game"])
-    definition["format"] = fmt
+    [standard] = definition["formats"]
+    standard["rules"] = rules
     return definition
 
 
 def test_a_format_change_through_save_game_rejudges_and_reverts(legal_deck, game):
-    original = copy.deepcopy(game.format)
+    original = copy.deepcopy(game.default_format().rules)
     nine = [
         r if r["rule"] != "deck_size" else {"rule": "deck_size", "exactly": 9} for r in original
     ]
@@ -284,15 +287,16 @@ def test_a_format_change_through_save_game_rejudges_and_reverts(legal_deck, game
     assert assert_verdict_is_fresh(legal_deck).legal
 
 
-def test_a_format_change_through_game_save_rejudges_and_reverts(legal_deck, game):
-    original = copy.deepcopy(game.format)
-    game.format = [{"rule": "deck_size", "exactly": 9}]
-    game.save()
+def test_a_format_change_through_format_save_rejudges_and_reverts(legal_deck, game):
+    fmt = game.default_format()
+    original = copy.deepcopy(fmt.rules)
+    fmt.rules = [{"rule": "deck_size", "exactly": 9}]
+    fmt.save()
     deck = assert_verdict_is_fresh(legal_deck)
     assert [p["code"] for p in deck.problems] == ["deck_size"]
 
-    game.format = original
-    game.save()
+    fmt.rules = original
+    fmt.save()
     assert assert_verdict_is_fresh(legal_deck).legal
 
 
@@ -323,7 +327,7 @@ def test_refresh_leaves_unrelated_decks_alone(legal_deck, game, bob):
         game=game,
         name="Kellantra draft",
         leader=leader(game, "kellantra"),
-        counts=cards(game, {"healing": 2}),
+        contents=cards(game, {"healing": 2}),
     )
     lightning = Card.objects.get(game=game, slug="lightning")
     card_services.save_card(game=game, card=lightning, fields={"cost": {"life": 1}}, keywords=[])
@@ -332,10 +336,12 @@ def test_refresh_leaves_unrelated_decks_alone(legal_deck, game, bob):
 
 
 def test_refresh_legality_reports_how_many_changed(legal_deck, game):
-    Game.objects.filter(pk=game.pk).update(format=[{"rule": "deck_size", "exactly": 9}])
+    Format.objects.filter(pk=stored(legal_deck).format_id).update(
+        rules=[{"rule": "deck_size", "exactly": 9}]
+    )
 
     def decks():
-        return Deck.objects.filter(pk=legal_deck.pk).select_related("game", "leader")
+        return Deck.objects.filter(pk=legal_deck.pk).select_related("game", "format", "leader")
 
     assert services.refresh_legality(decks=decks()) == 1
     assert services.refresh_legality(decks=decks()) == 0  # already true: nothing to change
@@ -368,7 +374,109 @@ def test_a_second_row_for_the_same_card_is_refused_by_the_database(legal_deck, g
 
 def test_a_deck_without_leader_round_trips_through_text(alice, game):
     healing = Card.objects.get(slug="healing")
-    draft = services.deck_create(owner=alice, game=game, name="Draft", counts={healing: 2})
+    draft = services.deck_create(
+        owner=alice, game=game, name="Draft", contents={(healing, "main"): 2}
+    )
     copy = services.deck_import(owner=alice, game=game, text=services.deck_export_text(draft))
     assert copy.leader is None
     assert {e.card.slug: e.count for e in copy.entries.all()} == {"healing": 2}
+
+
+# --- deck sections (Force of Will: main, stones, side) -------------------------------------------
+
+
+@pytest.fixture
+def fow_deck(alice):
+    """A legal Constructed Force of Will deck: 40 main, 10 stones, 2 side."""
+    fow = Game.objects.get(slug="force-of-will")
+    main = {
+        slug: 4
+        for slug in (
+            "lantern-acolyte",
+            "dawnspire-paladin",
+            "vow-of-the-bright-shield",
+            "sanctum-of-echoing-bells",
+            "cinder-hound",
+            "emberforge-marshal",
+            "kindled-spear",
+            "blazing-standard",
+            "crater-of-the-first-flame",
+            "tidepool-scholar",
+        )
+    }
+    deck = services.deck_create(
+        owner=alice,
+        game=fow,
+        format=fow.formats.get(slug="constructed"),
+        leader=leader(fow, "seraphine-of-the-dawn-bell"),
+        name="Dawn bells",
+        contents={
+            **cards(fow, main),
+            **cards(fow, {"magic-stone-of-light": 8, "twilight-geode": 2}, "stones"),
+            **cards(fow, {"magic-stone-of-light": 2}, "side"),
+        },
+    )
+    assert assert_verdict_is_fresh(deck).legal
+    return deck
+
+
+def sections_of(deck) -> set[tuple[str, str, int]]:
+    return set(DeckCard.objects.filter(deck=deck).values_list("card__slug", "section", "count"))
+
+
+def test_the_same_card_may_have_a_row_in_each_section(fow_deck):
+    rows = sections_of(fow_deck)
+    assert {("magic-stone-of-light", "stones", 8), ("magic-stone-of-light", "side", 2)} <= rows
+    assert stored(fow_deck).card_count == 52
+
+
+def test_deck_set_count_changes_one_section_only(fow_deck):
+    light = Card.objects.get(game__slug="force-of-will", slug="magic-stone-of-light")
+    services.deck_set_count(deck=fow_deck, card=light, count=3, section="side")
+    rows = sections_of(fow_deck)
+    assert {("magic-stone-of-light", "stones", 8), ("magic-stone-of-light", "side", 3)} <= rows
+    services.deck_set_count(deck=fow_deck, card=light, count=0, section="side")
+    assert ("magic-stone-of-light", "stones", 8) in sections_of(fow_deck)
+    deck = assert_verdict_is_fresh(fow_deck)
+    assert [(p["code"], p["section"]) for p in deck.problems] == [("deck_size", "side")]
+
+
+def test_deck_set_count_without_a_section_uses_the_first(fow_deck):
+    undertow = Card.objects.get(game__slug="force-of-will", slug="undertow")
+    services.deck_set_count(deck=fow_deck, card=undertow, count=1)
+    assert ("undertow", "main", 1) in sections_of(fow_deck)
+
+
+def test_deck_update_to_a_format_without_a_section_moves_its_cards_to_the_first(fow_deck):
+    fow = Game.objects.get(slug="force-of-will")
+    main_only = card_services.save_format(
+        game=fow,
+        data={
+            "slug": "main-only",
+            "name": "Main only",
+            "sections": [{"slug": "main", "name": "Main deck"}],
+            "rules": [],
+        },
+    )
+    before = stored(fow_deck).card_count
+    services.deck_update(deck=fow_deck, format=main_only)
+    rows = sections_of(fow_deck)
+    assert {section for _, section, _ in rows} == {"main"}
+    assert ("magic-stone-of-light", "main", 10) in rows  # 8 stones + 2 side
+    deck = assert_verdict_is_fresh(fow_deck)
+    assert deck.card_count == before and deck.format == main_only
+
+
+def test_a_format_losing_a_section_moves_the_decks_cards_and_rejudges(fow_deck):
+    fmt = stored(fow_deck).format
+    fmt.sections = [s for s in fmt.sections if s["slug"] != "side"]
+    fmt.rules = [r for r in fmt.rules if "side" not in (r.get("deck"), *r.get("across", ()))]
+    fmt.save()
+    rows = sections_of(fow_deck)
+    assert "side" not in {section for _, section, _ in rows}
+    assert ("magic-stone-of-light", "main", 2) in rows  # the side deck's two, now in main
+    deck = assert_verdict_is_fresh(fow_deck)
+    assert deck.card_count == 52
+    assert [(p["code"], p["section"], p["card"]) for p in deck.problems] == [
+        ("wrong_section", "main", "magic-stone-of-light")
+    ]

@@ -25,3 +25,15 @@ def browser():
         yield browser
         browser.close()
     del os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"]
+
+
+@pytest.fixture
+def world(transactional_db):
+    """The Card of Gods world and the users, built again when an earlier transactional test
+    (they flush the database) has emptied it."""
+    from cards.models import Game
+    from tests.conftest import build_users, build_world
+
+    if not Game.objects.filter(slug="card-of-gods").exists():
+        build_world()
+        build_users()

@@ -15,7 +15,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 DECK = {"plant-a-seed": 3, "healing": 2, "quiet-prayer": 3, "verdant-ward": 2}
 
 
-def test_sign_up_build_a_legal_deck_share_it_and_copy_it(browser, live_server):
+def test_sign_up_build_a_legal_deck_share_it_and_copy_it(browser, live_server, world):
     game = Game.objects.get(slug="card-of-gods")
     card_services.save_card(
         game=game,
@@ -39,7 +39,7 @@ def test_sign_up_build_a_legal_deck_share_it_and_copy_it(browser, live_server):
 
     # From Kellantra's page to a new deck with her as leader.
     page.goto(f"{url}/games/card-of-gods/leaders/kellantra/")
-    page.get_by_role("link", name="New deck with this leader").click()
+    page.get_by_role("link", name="New deck with Kellantra").click()
     expect(page.locator("#leader-kellantra")).to_be_checked()
     page.fill("#id_name", "Seeds of Keld")
     page.get_by_role("button", name="Create deck").click()
@@ -51,7 +51,7 @@ def test_sign_up_build_a_legal_deck_share_it_and_copy_it(browser, live_server):
     added = 0
     for slug, copies in DECK.items():
         for _ in range(copies):
-            page.click(f"#add-{slug}")
+            page.click(f"#add-main-{slug}")
             added += 1
         expect(page.locator("#deck-panel .deck-counter .count")).to_have_text(str(added))
     assert page.evaluate("window.noReload") is True, "the builder reloaded the page"
