@@ -141,7 +141,13 @@ from cards import catalogue, legality
 from cards.models import Card, Leader
 from deckbuilder import api
 
-LEGAL = {"legal": True, "card_count": 10, "problems": []}
+LEGAL = {
+    "legal": True,
+    "card_count": 10,
+    "problems": [],
+    "format": "standard",
+    "sections": {"main": 10},
+}
 PROTO = "proto plain-rows"
 ENDPOINTS = {  # name: (method, path)
     "trivial": ("GET", TRIVIAL_PATH),
@@ -411,9 +417,9 @@ def in_process(body: dict, reps: int, prototype: bool) -> list[str]:
             profile.us(drf_serializers.ListSerializer.to_internal_value),
         ),
         (
-            "    validate_leader + validate_cards (catalogue)",
+            "    validate_leader + validate (cards per section, catalogue)",
             profile.us(api.DeckContentSerializer.validate_leader)
-            + profile.us(api.DeckContentSerializer.validate_cards),
+            + profile.us(api.DeckContentSerializer.validate),
         ),
         ("  catalogue.game_rules", profile.us(catalogue.game_rules)),
         ("  legality.check", profile.us(legality.check)),

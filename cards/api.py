@@ -107,18 +107,7 @@ class GameSerializer(serializers.ModelSerializer):
         model = Game
         fields = [
             "slug",
-            "name",
-            "description",
-            "is_sample",
-            "leader_label",
-            "leaders_label",
-            "card_label",
-            "cards_label",
-            "cost_label",
-            "colour_label",
-            "domain_label",
-            "generic_cost_label",
-            "colours_from_cost",
+            *services.GAME_FIELDS,  # the game's words, as its definition holds them
             "card_types",
             "colours",
             "rarities",
@@ -159,12 +148,26 @@ class KeywordNamesField(serializers.ListField):
 
 
 class GameScopedSerializer(serializers.ModelSerializer):
-    """Shared by cards and leaders: slug from the name, names unique within the game."""
+    """Shared by cards and leaders: slug from the name, names unique within the game, colours
+    of the game."""
 
     slug = serializers.SlugField(max_length=120, required=False)
+    colours = serializers.SlugRelatedField(
+        slug_field="slug",
+        many=True,
+        queryset=Colour.objects.none(),
+        required=False,
+        error_messages={"does_not_exist": "Unknown colour {value!r} in this game."},
+    )
     keywords = KeywordNamesField(required=False)
     factions = serializers.SerializerMethodField()
     url = serializers.SerializerMethodField()
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        game = self.context.get("game")
+        if game is not None:
+            self.fields["colours"].child_relation.queryset = Colour.objects.filter(game=game)
 
     @property
     def game(self) -> Game:
@@ -271,13 +274,6 @@ class CardSerializer(GameScopedSerializer):
         error_messages={"does_not_exist": "Unknown rarity {value!r} in this game."},
     )
     cost = serializers.JSONField(required=False)
-    colours = serializers.SlugRelatedField(
-        slug_field="slug",
-        many=True,
-        queryset=Colour.objects.none(),
-        required=False,
-        error_messages={"does_not_exist": "Unknown colour {value!r} in this game."},
-    )
     stats = StatsField(required=False)
     loyalty = CardLoyaltySerializer(required=False, allow_null=True)
 
@@ -311,7 +307,6 @@ class CardSerializer(GameScopedSerializer):
         if game is not None:
             self.fields["type"].queryset = CardType.objects.filter(game=game)
             self.fields["rarity"].queryset = Rarity.objects.filter(game=game)
-            self.fields["colours"].child_relation.queryset = Colour.objects.filter(game=game)
 
     def validate_cost(self, value):
         try:
@@ -355,13 +350,6 @@ class CardSerializer(GameScopedSerializer):
 
 
 class LeaderSerializer(GameScopedSerializer):
-    colours = serializers.SlugRelatedField(
-        slug_field="slug",
-        many=True,
-        queryset=Colour.objects.none(),
-        required=False,
-        error_messages={"does_not_exist": "Unknown colour {value!r} in this game."},
-    )
     loyalty = LeaderLoyaltyField(required=False)
 
     class Meta:
@@ -377,13 +365,6 @@ class LeaderSerializer(GameScopedSerializer):
             "image",
             "url",
         ]
-
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        if "game" in self.context:
-            self.fields["colours"].child_relation.queryset = Colour.objects.filter(
-                game=self.context["game"]
-            )
 
     def validate(self, attrs):
         if not self.game.has_leaders:

@@ -204,7 +204,12 @@ def _wanted(low: int | None, high: int | None, noun: str = "card") -> str:
     return f"{low} to {high} {noun}s"
 
 
-def _first_section(fmt: Format, deck: list[Entry], slug: str) -> str:
+def _cap(text: str) -> str:
+    """The first letter upper-case, the rest as it is ("the Main deck" -> "The Main deck")."""
+    return text[:1].upper() + text[1:]
+
+
+def _first_section(fmt: Format, deck: list[Entry], slug: str) -> str | None:
     """The first section, in format order, holding the card `slug`."""
     held = {e.section for e in deck if e.card.slug == slug}
     return next((s for s in fmt.slugs if s in held), None)
@@ -225,10 +230,9 @@ def _deck_size(params, fmt: Format, leader, deck):
     count = sum(e.count for e in deck if e.section == section)
     low, high = _size_bounds(params)
     if low is not None and count < low or high is not None and count > high:
-        where = fmt.where(section)
         yield Problem(
             "deck_size",
-            f"{where[0].upper()}{where[1:]} needs {_wanted(low, high)}; it has {count}.",
+            f"{_cap(fmt.where(section))} needs {_wanted(low, high)}; it has {count}.",
             None,
             section,
         )
@@ -311,7 +315,7 @@ def _requires_type(params, fmt: Format, leader, deck):
         name = fmt.type_name(wanted)
         yield Problem(
             "required_card_missing",
-            f"{fmt.where(section)[0].upper()}{fmt.where(section)[1:]} needs at least"
+            f"{_cap(fmt.where(section))} needs at least"
             f" {_plural(minimum, name + ' card')}; it has {count}.",
             None,
             section,
@@ -737,7 +741,7 @@ def describe(rule: Mapping, fmt: Format) -> str:
     if kind == "deck_size":
         low, high = _size_bounds(rule)
         wanted = "any number of cards" if low is None and high is None else _wanted(low, high)
-        return f"{where[0].upper()}{where[1:]} holds {wanted}."
+        return f"{_cap(where)} holds {wanted}."
     if kind == "copy_limit":
         across = rule.get("across") or fmt.slugs
         counted = " and ".join(fmt.where(s) for s in across)
@@ -765,7 +769,7 @@ def describe(rule: Mapping, fmt: Format) -> str:
         return text + "."
     if kind == "section_types":
         names = ", ".join(fmt.type_name(t) for t in rule["types"])
-        return f"{where[0].upper()}{where[1:]} takes only these card types: {names}."
+        return f"{_cap(where)} takes only these card types: {names}."
     if kind == "colour_identity":
         if rule.get("mode") == "shares":
             return f"Every card shares a colour with the {fmt.leader_label}, or has none (neutral)."
@@ -786,7 +790,7 @@ def describe(rule: Mapping, fmt: Format) -> str:
     if kind == "requires_type":
         minimum = rule.get("min", 1)
         return (
-            f"{where[0].upper()}{where[1:]} holds at least"
+            f"{_cap(where)} holds at least"
             f" {_plural(minimum, fmt.type_name(rule['type']) + ' card')}."
         )
     if kind == "banlist":

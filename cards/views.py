@@ -91,7 +91,11 @@ def _type_names(game: Game) -> dict[str, str]:
 
 @require_safe
 def home(request):
-    games = list(Game.objects.annotate(card_count=_count_of(Card), leader_count=_count_of(Leader)))
+    games = list(
+        Game.objects.annotate(
+            card_count=_count_of(Card), leader_count=_count_of(Leader)
+        ).prefetch_related("formats")
+    )
     return render(request, "cards/home.html", {"games": games, "nav_games": games})
 
 

@@ -69,7 +69,7 @@ class DeckContentSerializer(serializers.Serializer):
         max_length=40, required=False, help_text="A format of the game; default: its default."
     )
     leader = serializers.SlugField(max_length=120, allow_null=True, required=False)
-    cards = CardCountSerializer(many=True, required=False, max_length=500)
+    cards = CardCountSerializer(many=True, required=False, max_length=200)
 
     @property
     def catalogue(self):
@@ -114,8 +114,8 @@ class DeckContentSerializer(serializers.Serializer):
                 errors.append(f"{slug!r} is listed twice in {section!r}: give one count per card.")
             else:
                 contents[(found[slug], section)] = row["count"]
-        if errors:
-            raise serializers.ValidationError({"cards": errors})
+        if errors:  # each message once, however many rows repeat it
+            raise serializers.ValidationError({"cards": list(dict.fromkeys(errors))})
         attrs["cards"] = contents
         return attrs
 
@@ -125,7 +125,7 @@ class ValidateSerializer(DeckContentSerializer):
     takes none."""
 
     leader = serializers.SlugField(max_length=120, allow_null=True, required=False)
-    cards = CardCountSerializer(many=True, max_length=500)
+    cards = CardCountSerializer(many=True, max_length=200)
 
     def validate(self, attrs):
         if self.catalogue.has_leaders and "leader" not in self.initial_data:
