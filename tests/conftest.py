@@ -168,6 +168,42 @@ def django_db_setup(django_db_setup, django_db_blocker):
         build_users()
 
 
+def api_client(user=None):
+    """An API client, signed in as `user` when given."""
+    from rest_framework.test import APIClient
+
+    client = APIClient()
+    if user is not None:
+        client.force_authenticate(user)
+    return client
+
+
+@pytest.fixture
+def api():
+    return api_client()
+
+
+@pytest.fixture
+def staff_api(staff):
+    return api_client(staff)
+
+
+@pytest.fixture
+def plain_static_files(settings):
+    """Static files without a collectstatic manifest (tests run with DEBUG off)."""
+    settings.STORAGES = {
+        **settings.STORAGES,
+        "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+    }
+
+
+@pytest.fixture
+def staff_client(client, staff, plain_static_files):
+    """The test client signed in as staff, for the admin pages."""
+    client.force_login(staff)
+    return client
+
+
 @pytest.fixture
 def game(db):
     return Game.objects.get(slug="card-of-gods")

@@ -11,20 +11,7 @@ from django.urls import reverse
 from cards.admin import FactionListFilter
 from cards.models import Card, Colour, Game, Keyword, Leader, Rarity
 
-
-@pytest.fixture(autouse=True)
-def plain_static_files(settings):
-    # Tests run with DEBUG off, where static files need a collectstatic manifest.
-    settings.STORAGES = {
-        **settings.STORAGES,
-        "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
-    }
-
-
-@pytest.fixture
-def staff_client(client, staff):
-    client.force_login(staff)
-    return client
+pytestmark = pytest.mark.usefixtures("plain_static_files")
 
 
 def upload(document, name="cards.json") -> SimpleUploadedFile:

@@ -13,18 +13,6 @@ LEADERS = "/api/games/card-of-gods/leaders/"
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def api():
-    return APIClient()
-
-
-@pytest.fixture
-def staff_api(staff):
-    client = APIClient()
-    client.force_authenticate(staff)
-    return client
-
-
 def slugs(response):
     assert response.status_code == 200, response.content
     return {card["slug"] for card in response.json()["results"]}

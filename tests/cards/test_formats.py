@@ -16,7 +16,7 @@ from rest_framework.test import APIClient
 from cards import catalogue, importers, services
 from cards.models import Format, Game
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("plain_static_files")]
 
 
 def game_of(slug: str) -> Game:
@@ -144,20 +144,6 @@ def test_a_format_may_only_name_card_types_of_its_own_game():
 
 
 # --- the admin ------------------------------------------------------------------------------
-
-
-@pytest.fixture(autouse=True)
-def plain_static_files(settings):
-    settings.STORAGES = {
-        **settings.STORAGES,
-        "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
-    }
-
-
-@pytest.fixture
-def staff_client(client, staff):
-    client.force_login(staff)
-    return client
 
 
 def format_form(fmt: Format, **changes) -> dict:

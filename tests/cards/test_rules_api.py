@@ -6,7 +6,6 @@ Every test here loads the sample rules of Card of Gods (the `sample_rules` fixtu
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
-from rest_framework.test import APIClient
 
 from cards import rules
 from cards.models import GlossaryTerm, RuleSection
@@ -15,11 +14,6 @@ GAME = "card-of-gods"
 BASE = f"/api/games/{GAME}"
 
 pytestmark = pytest.mark.usefixtures("sample_rules")
-
-
-@pytest.fixture
-def api():
-    return APIClient()
 
 
 def absolute(path: str) -> str:

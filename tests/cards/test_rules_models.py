@@ -313,16 +313,6 @@ def test_rulings_belong_to_a_card_and_come_in_date_order(game):
 # --- admin -----------------------------------------------------------------------------------
 
 
-@pytest.fixture
-def staff_client(client, staff, settings):
-    settings.STORAGES = {
-        **settings.STORAGES,
-        "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
-    }
-    client.force_login(staff)
-    return client
-
-
 @pytest.mark.parametrize("model", [RuleSection, GlossaryTerm, Ruling])
 def test_staff_can_open_the_rules_changelists_and_add_forms(staff_client, tree, model):
     name = model._meta.model_name

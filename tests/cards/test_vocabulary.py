@@ -19,18 +19,6 @@ def leaders_url(game: str, slug: str = "") -> str:
     return f"/api/games/{game}/leaders/" + (f"{slug}/" if slug else "")
 
 
-@pytest.fixture
-def api():
-    return APIClient()
-
-
-@pytest.fixture
-def staff_api(staff):
-    client = APIClient()
-    client.force_authenticate(staff)
-    return client
-
-
 def listed(response) -> list[dict]:
     assert response.status_code == 200, response.content
     body = response.json()

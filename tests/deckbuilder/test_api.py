@@ -7,13 +7,13 @@ import re
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
-from rest_framework.test import APIClient
 
 from cards import catalogue
 from cards import services as card_services
 from cards.models import Card, Game, Leader
 from deckbuilder import services
 from deckbuilder.models import Deck, DeckCard, Visibility
+from tests.conftest import api_client
 
 VALIDATE = "/api/games/card-of-gods/validate/"
 DECKS = "/api/decks/"
@@ -30,18 +30,6 @@ def rows(counts):
 def post_json(client, url, body):
     """POST any JSON value (list, string, null...), not only objects."""
     return client.post(url, data=json.dumps(body), content_type="application/json")
-
-
-def client_for(user=None):
-    client = APIClient()
-    if user is not None:
-        client.force_authenticate(user)
-    return client
-
-
-@pytest.fixture
-def api():
-    return APIClient()
 
 
 def make_deck(owner, *, visibility=Visibility.PRIVATE, counts=None, leader="gottfried", name=None):
@@ -298,7 +286,7 @@ def test_permission_matrix(alice, bob, staff, action, caller, visibility):
     user = {"anonymous": None, "owner": alice, "bob": bob, "staff": staff}[caller]
     before, decks_before = snapshot(deck), Deck.objects.count()
 
-    response = perform(client_for(user), action, deck)
+    response = perform(api_client(user), action, deck)
 
     expected = expected_status(action, caller, visibility)
     assert response.status_code == expected, response.content
@@ -328,7 +316,7 @@ def test_anonymous_refusals_say_how_to_authenticate(alice, api):
 
 def test_a_private_deck_of_someone_else_looks_like_no_deck(alice, bob):
     deck = make_deck(alice)
-    bobs = client_for(bob)
+    bobs = api_client(bob)
     missing = bobs.get(f"{DECKS}nosuchdeck123456/")
     hidden = bobs.get(f"{DECKS}{deck.share_id}/")
     assert missing.status_code == hidden.status_code == 404
@@ -350,7 +338,7 @@ def new_deck_body(**overrides):
 
 
 def test_create_answers_201_with_the_deck_shape(alice):
-    response = client_for(alice).post(DECKS, new_deck_body(), format="json")
+    response = api_client(alice).post(DECKS, new_deck_body(), format="json")
     assert response.status_code == 201, response.content
     deck = response.json()
     assert {
@@ -389,14 +377,14 @@ def test_create_answers_201_with_the_deck_shape(alice):
 
 
 def test_share_ids_differ_between_decks(alice):
-    client = client_for(alice)
+    client = api_client(alice)
     ids = {client.post(DECKS, new_deck_body(), format="json").json()["id"] for _ in range(5)}
     assert len(ids) == 5
 
 
 def test_an_illegal_draft_is_saved_with_its_problems(alice):
     body = new_deck_body(leader="kellantra", cards=rows({"despair": 2}))
-    response = client_for(alice).post(DECKS, body, format="json")
+    response = api_client(alice).post(DECKS, body, format="json")
     assert response.status_code == 201, response.content
     deck = response.json()
     assert deck["legal"] is False and deck["card_count"] == 2
@@ -409,7 +397,7 @@ def test_an_illegal_draft_is_saved_with_its_problems(alice):
 
 def test_a_draft_may_have_no_leader_and_no_cards(alice):
     body = {"game": "card-of-gods", "name": "Empty"}
-    response = client_for(alice).post(DECKS, body, format="json")
+    response = api_client(alice).post(DECKS, body, format="json")
     assert response.status_code == 201, response.content
     assert [p["code"] for p in response.json()["problems"]] == ["leader_required", "deck_size"]
 
@@ -417,7 +405,7 @@ def test_a_draft_may_have_no_leader_and_no_cards(alice):
 def test_create_public_requires_a_legal_deck_and_writes_nothing(alice):
     before = (Deck.objects.count(), DeckCard.objects.count())
     body = new_deck_body(visibility="public", cards=rows({"despair": 4}))
-    response = client_for(alice).post(DECKS, body, format="json")
+    response = api_client(alice).post(DECKS, body, format="json")
     assert response.status_code == 400
     error = response.json()
     assert error["code"] == "deck_not_legal"
@@ -429,7 +417,7 @@ def test_create_public_requires_a_legal_deck_and_writes_nothing(alice):
 
 
 def test_create_public_legal_deck(alice):
-    response = client_for(alice).post(DECKS, new_deck_body(visibility="public"), format="json")
+    response = api_client(alice).post(DECKS, new_deck_body(visibility="public"), format="json")
     assert response.status_code == 201, response.content
     assert response.json()["visibility"] == "public"
 
@@ -438,7 +426,7 @@ def test_patch_to_public_requires_a_legal_deck_and_writes_nothing(alice):
     deck = make_deck(alice, counts={"despair": 2})
     before = snapshot(deck)
     body = {"visibility": "public", "name": "Renamed"}
-    response = client_for(alice).patch(f"{DECKS}{deck.share_id}/", body, format="json")
+    response = api_client(alice).patch(f"{DECKS}{deck.share_id}/", body, format="json")
     assert response.status_code == 400
     assert response.json()["code"] == "deck_not_legal"
     assert [p["code"] for p in response.json()["problems"]] == ["deck_size"]
@@ -448,7 +436,7 @@ def test_patch_to_public_requires_a_legal_deck_and_writes_nothing(alice):
 def test_patch_to_public_with_cards_that_make_it_legal(alice):
     deck = make_deck(alice, counts={"despair": 2})
     body = {"visibility": "public", "cards": rows(GOTTFRIED_TEN)}
-    response = client_for(alice).patch(f"{DECKS}{deck.share_id}/", body, format="json")
+    response = api_client(alice).patch(f"{DECKS}{deck.share_id}/", body, format="json")
     assert response.status_code == 200, response.content
     assert (response.json()["visibility"], response.json()["legal"]) == ("public", True)
 
@@ -475,7 +463,7 @@ def test_anonymous_cannot_create(api):
 )
 def test_create_bad_input_is_400_and_writes_nothing(alice, overrides, field):
     before = Deck.objects.count()
-    response = client_for(alice).post(DECKS, new_deck_body(**overrides), format="json")
+    response = api_client(alice).post(DECKS, new_deck_body(**overrides), format="json")
     assert response.status_code == 400, response.content
     assert field in response.json()
     assert Deck.objects.count() == before
@@ -483,13 +471,13 @@ def test_create_bad_input_is_400_and_writes_nothing(alice, overrides, field):
 
 @pytest.mark.parametrize("body", [[], "deck", None], ids=repr)
 def test_create_with_a_body_that_is_not_an_object_is_400(alice, body):
-    response = post_json(client_for(alice), DECKS, body)
+    response = post_json(api_client(alice), DECKS, body)
     assert response.status_code == 400, response.content
 
 
 def test_create_refuses_a_card_of_another_game(alice, other_game):
     body = new_deck_body(cards=[{"card": "alien-card", "count": 1}])
-    response = client_for(alice).post(DECKS, body, format="json")
+    response = api_client(alice).post(DECKS, body, format="json")
     assert response.status_code == 400 and "cards" in response.json()
 
 
@@ -497,7 +485,7 @@ def test_patch_cannot_move_a_deck_to_another_game(alice, other_game):
     deck = make_deck(alice)
     before = snapshot(deck)
     body = {"game": "other-game"}
-    response = client_for(alice).patch(f"{DECKS}{deck.share_id}/", body, format="json")
+    response = api_client(alice).patch(f"{DECKS}{deck.share_id}/", body, format="json")
     assert response.status_code == 400 and "game" in response.json()
     assert snapshot(deck) == before
 
@@ -509,7 +497,7 @@ def test_my_decks_lists_only_mine(alice, bob):
     mine = {make_deck(alice, visibility=v).share_id for v in VISIBILITIES}
     make_deck(bob, visibility=Visibility.PUBLIC)
     make_deck(bob)
-    body = client_for(alice).get(DECKS).json()
+    body = api_client(alice).get(DECKS).json()
     assert {"count", "next", "previous", "results"} <= body.keys()
     assert {d["id"] for d in body["results"]} == mine
     assert {d["owner"] for d in body["results"]} == {"alice"}
@@ -565,7 +553,7 @@ def test_public_list_filters(api, public_decks, params, expected):
 
 
 def test_every_deck_response_carries_its_etag(alice):
-    client = client_for(alice)
+    client = api_client(alice)
     deck = make_deck(alice)
     url = f"{DECKS}{deck.share_id}/"
     first = client.get(url)
@@ -579,7 +567,7 @@ def test_every_deck_response_carries_its_etag(alice):
 
 @pytest.mark.parametrize("method", ["patch", "put", "delete"])
 def test_a_stale_if_match_is_412_and_writes_nothing(alice, method):
-    client = client_for(alice)
+    client = api_client(alice)
     deck = make_deck(alice)
     url = f"{DECKS}{deck.share_id}/"
     stale = client.get(url).headers["ETag"]
@@ -596,7 +584,7 @@ def test_a_stale_if_match_is_412_and_writes_nothing(alice, method):
 
 @pytest.mark.parametrize("method", ["patch", "put"])
 def test_the_current_if_match_writes_and_gives_a_new_etag(alice, method):
-    client = client_for(alice)
+    client = api_client(alice)
     deck = make_deck(alice)
     url = f"{DECKS}{deck.share_id}/"
     current = client.get(url).headers["ETag"]
@@ -610,7 +598,7 @@ def test_the_current_if_match_writes_and_gives_a_new_etag(alice, method):
 
 
 def test_delete_with_the_current_if_match(alice):
-    client = client_for(alice)
+    client = api_client(alice)
     deck = make_deck(alice)
     url = f"{DECKS}{deck.share_id}/"
     current = client.get(url).headers["ETag"]
@@ -619,7 +607,7 @@ def test_delete_with_the_current_if_match(alice):
 
 
 def test_put_replaces_and_needs_a_name(alice):
-    client = client_for(alice)
+    client = api_client(alice)
     deck = make_deck(alice)
     before = snapshot(deck)
     url = f"{DECKS}{deck.share_id}/"
@@ -648,9 +636,9 @@ def test_export_is_plain_text_leader_first_then_counts(alice, api):
 
 def test_export_then_import_round_trips(alice, bob):
     deck = make_deck(alice, visibility=Visibility.PUBLIC)
-    text = client_for(bob).get(f"{DECKS}{deck.share_id}/export/?format=text").content.decode()
+    text = api_client(bob).get(f"{DECKS}{deck.share_id}/export/?format=text").content.decode()
     body = {"game": "card-of-gods", "text": text, "name": "Imported"}
-    response = client_for(bob).post(DECKS + "import/", body, format="json")
+    response = api_client(bob).post(DECKS + "import/", body, format="json")
     assert response.status_code == 201, response.content
     imported = response.json()
     assert imported["owner"] == "bob" and imported["name"] == "Imported"
@@ -663,7 +651,7 @@ def test_export_then_import_round_trips(alice, bob):
 def test_import_without_a_name_names_the_deck_after_its_leader(alice):
     text = "Kellantra\n2 Healing\n"
     body = {"game": "card-of-gods", "text": text}
-    response = client_for(alice).post(DECKS + "import/", body, format="json")
+    response = api_client(alice).post(DECKS + "import/", body, format="json")
     assert response.status_code == 201, response.content
     assert response.json()["name"] == "Kellantra deck"
     assert counts_of(response.json()) == {"healing": 2}
@@ -683,7 +671,7 @@ def test_import_names_each_bad_line_and_writes_nothing(alice):
     )
     before = Deck.objects.count()
     body = {"game": "card-of-gods", "text": text}
-    response = client_for(alice).post(DECKS + "import/", body, format="json")
+    response = api_client(alice).post(DECKS + "import/", body, format="json")
     assert response.status_code == 400
     errors = response.json()["text"]
     assert len(errors) == 4
@@ -695,7 +683,7 @@ def test_import_names_each_bad_line_and_writes_nothing(alice):
 
 def test_import_with_an_unknown_leader_names_line_one(alice):
     body = {"game": "card-of-gods", "text": "Nobody\n1 Despair\n"}
-    response = client_for(alice).post(DECKS + "import/", body, format="json")
+    response = api_client(alice).post(DECKS + "import/", body, format="json")
     assert response.status_code == 400
     assert [e.split(":")[0] for e in response.json()["text"]] == ["line 1"]
 
@@ -711,7 +699,7 @@ def test_import_with_an_unknown_leader_names_line_one(alice):
     ids=repr,
 )
 def test_import_bad_body_is_400(alice, body, field):
-    response = client_for(alice).post(DECKS + "import/", body, format="json")
+    response = api_client(alice).post(DECKS + "import/", body, format="json")
     assert response.status_code == 400, response.content
     assert field in response.json()
 

@@ -9,12 +9,12 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
-from rest_framework.test import APIClient
 
 from cards import catalogue, legality
 from cards import services as card_services
 from cards.models import Card, Format, Game
 from deckbuilder.models import Deck, DeckCard, Visibility
+from tests.conftest import api_client
 
 pytestmark = pytest.mark.django_db
 
@@ -50,18 +50,6 @@ def contents(deck_json) -> set[tuple[str, str, int]]:
 
 def as_contents(deck: dict[str, dict[str, int]]) -> set[tuple[str, str, int]]:
     return {(card, section, n) for section, counts in deck.items() for card, n in counts.items()}
-
-
-def client_for(user=None) -> APIClient:
-    client = APIClient()
-    if user is not None:
-        client.force_authenticate(user)
-    return client
-
-
-@pytest.fixture
-def api():
-    return APIClient()
 
 
 def sample_definition(game: str) -> dict:
@@ -623,7 +611,7 @@ def fow_deck_body(**overrides) -> dict:
 
 
 def create(user, body) -> dict:
-    response = client_for(user).post(DECKS, body, format="json")
+    response = api_client(user).post(DECKS, body, format="json")
     assert response.status_code == 201, response.content
     return response.json()
 
@@ -642,7 +630,7 @@ def test_create_a_force_of_will_deck_with_main_stones_and_side(alice):
     assert set(
         DeckCard.objects.filter(deck=stored).values_list("card__slug", "section", "count")
     ) == (as_contents(FOW_LEGAL))
-    again = client_for(alice).get(f"{DECKS}{deck['id']}/").json()
+    again = api_client(alice).get(f"{DECKS}{deck['id']}/").json()
     assert again["cards"] == deck["cards"]
     # entries come in the format's section order
     assert [row["section"] for row in again["cards"]] == sorted(
@@ -686,7 +674,7 @@ def test_a_deck_is_judged_in_its_format(alice):
 )
 def test_create_with_a_bad_format_or_section_is_400_and_writes_nothing(alice, overrides, field):
     before = Deck.objects.count()
-    response = client_for(alice).post(DECKS, fow_deck_body(**overrides), format="json")
+    response = api_client(alice).post(DECKS, fow_deck_body(**overrides), format="json")
     assert response.status_code == 400, response.content
     assert field in response.json()
     assert Deck.objects.count() == before
@@ -705,7 +693,7 @@ def test_an_of_gods_and_men_deck_has_no_leader(alice):
     assert {row["section"] for row in deck["cards"]} == {"main"}
 
     before = Deck.objects.count()
-    response = client_for(alice).post(DECKS, {**body, "leader": "gottfried"}, format="json")
+    response = api_client(alice).post(DECKS, {**body, "leader": "gottfried"}, format="json")
     assert response.status_code == 400 and list(response.json()) == ["leader"]
     assert Deck.objects.count() == before
 
@@ -713,7 +701,7 @@ def test_an_of_gods_and_men_deck_has_no_leader(alice):
 def test_patch_to_another_format_with_the_same_sections_keeps_every_card(alice):
     deck = create(alice, fow_deck_body())
     url = f"{DECKS}{deck['id']}/"
-    response = client_for(alice).patch(url, {"format": "casual"}, format="json")
+    response = api_client(alice).patch(url, {"format": "casual"}, format="json")
     assert response.status_code == 200, response.content
     patched = response.json()
     assert patched["format"] == "casual"
@@ -739,7 +727,7 @@ def main_only(db):
 def test_patch_to_a_format_without_those_sections_moves_every_card_to_its_first(alice, main_only):
     deck = create(alice, fow_deck_body())
     url = f"{DECKS}{deck['id']}/"
-    response = client_for(alice).patch(url, {"format": "main-only"}, format="json")
+    response = api_client(alice).patch(url, {"format": "main-only"}, format="json")
     assert response.status_code == 200, response.content
     patched = response.json()
     assert patched["format"] == "main-only"
@@ -760,7 +748,7 @@ def test_patch_with_a_section_the_format_lacks_is_400_and_writes_nothing(alice, 
         )
     )
     body = {"format": "main-only", "cards": rows({"undertow": 1}, "side")}
-    response = client_for(alice).patch(url, body, format="json")
+    response = api_client(alice).patch(url, body, format="json")
     assert response.status_code == 400 and "cards" in response.json()
     stored = Deck.objects.get(share_id=deck["id"])
     assert stored.format.slug == "constructed"
@@ -770,7 +758,7 @@ def test_patch_with_a_section_the_format_lacks_is_400_and_writes_nothing(alice, 
 def test_patch_cards_with_sections_of_the_decks_format(alice):
     deck = create(alice, fow_deck_body(cards=[]))
     url = f"{DECKS}{deck['id']}/"
-    response = client_for(alice).patch(url, {"cards": sectioned(FOW_LEGAL)}, format="json")
+    response = api_client(alice).patch(url, {"cards": sectioned(FOW_LEGAL)}, format="json")
     assert response.status_code == 200, response.content
     assert contents(response.json()) == as_contents(FOW_LEGAL)
     assert response.json()["legal"] is True
@@ -854,12 +842,12 @@ def test_export_of_a_force_of_will_deck_has_the_ruler_main_then_section_headers(
 
 def import_text(user, text: str, **fields):
     body = {"game": "force-of-will", "text": text, **fields}
-    return client_for(user).post(DECKS + "import/", body, format="json")
+    return api_client(user).post(DECKS + "import/", body, format="json")
 
 
 def test_export_then_import_round_trips_every_section(alice, bob):
     deck = create(alice, fow_deck_body(visibility="public"))
-    text = export(client_for(bob), deck["id"])
+    text = export(api_client(bob), deck["id"])
     response = import_text(bob, text, format="constructed", name="Bells again")
     assert response.status_code == 201, response.content
     imported = response.json()
@@ -871,12 +859,12 @@ def test_export_then_import_round_trips_every_section(alice, bob):
     assert imported["leader"] == FOW_RULER
     assert contents(imported) == contents(deck) == as_contents(FOW_LEGAL)
     assert imported["legal"] is True
-    assert export(client_for(bob), imported["id"]) == text
+    assert export(api_client(bob), imported["id"]) == text
 
 
 def test_import_without_a_format_uses_the_games_default(alice):
     deck = create(alice, fow_deck_body())
-    response = import_text(alice, export(client_for(alice), deck["id"]))
+    response = import_text(alice, export(api_client(alice), deck["id"]))
     assert response.status_code == 201, response.content
     assert response.json()["format"] == "casual"
     assert contents(response.json()) == as_contents(FOW_LEGAL)
@@ -949,12 +937,12 @@ def test_an_of_gods_and_men_export_has_no_leader_line_and_imports_back(alice, bo
             "cards": rows(OGAM_LEGAL),
         },
     )
-    text = export(client_for(bob), deck["id"])
+    text = export(api_client(bob), deck["id"])
     lines = text.splitlines()
     assert set(lines) == text_lines(OGAM_LEGAL, card_names("of-gods-and-men"))
     assert len(lines) == len(OGAM_LEGAL)
 
-    response = client_for(bob).post(
+    response = api_client(bob).post(
         DECKS + "import/", {"game": "of-gods-and-men", "text": text}, format="json"
     )
     assert response.status_code == 201, response.content
@@ -1018,7 +1006,7 @@ def test_permissions_of_a_sectioned_deck(alice, bob, staff, caller, visibility, 
     user = {"anonymous": None, "owner": alice, "bob": bob, "staff": staff}[caller]
     before, count = snapshot(deck["id"]), Deck.objects.count()
 
-    response = perform(client_for(user), action, deck["id"])
+    response = perform(api_client(user), action, deck["id"])
 
     assert response.status_code == status, response.content
     if status >= 400 or action in ("read", "export"):

@@ -9,7 +9,6 @@ from urllib.parse import urlsplit
 
 import pytest
 from django.urls import reverse
-from rest_framework.test import APIClient
 
 from cards import catalogue, legality, rules
 from cards.models import RuleSection
@@ -19,11 +18,6 @@ from deckbuilder.models import Deck
 GAME = "card-of-gods"
 
 pytestmark = pytest.mark.usefixtures("sample_rules")
-
-
-@pytest.fixture
-def api():
-    return APIClient()
 
 
 def colour_section(game) -> RuleSection:

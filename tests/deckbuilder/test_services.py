@@ -6,7 +6,6 @@ from pathlib import Path
 
 import pytest
 from django.db import IntegrityError, transaction
-from rest_framework.test import APIClient
 
 from cards import services as card_services
 from cards.models import Card, Format, Game, Leader
@@ -203,13 +202,6 @@ def test_deck_copy_is_a_private_deck_of_the_copier(legal_deck, bob):
 
 
 # --- verdicts follow the reference data ----------------------------------------------------------
-
-
-@pytest.fixture
-def staff_api(staff):
-    client = APIClient()
-    client.force_authenticate(staff)
-    return client
 
 
 def test_card_cost_change_through_the_api_makes_the_deck_illegal_and_back(legal_deck, staff_api):
