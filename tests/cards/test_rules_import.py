@@ -22,6 +22,8 @@ SAMPLE_RULES = ROOT / "cards" / "sample" / "rules"
 
 
 def seed(prefix: str) -> Path:
+    if not SEEDS.is_dir():  # a clone on its own: the seeds are not part of the project
+        pytest.skip(f"no seeds at {SEEDS}: they live beside the project (or set RULES_SEEDS)")
     found = sorted(SEEDS.glob(f"{prefix}_*.txt"))
     assert found, f"seed {prefix} not found in {SEEDS} (set RULES_SEEDS)"
     return found[0]

@@ -1,10 +1,10 @@
 """The sample data the site ships with.
 
 First the Card of Gods pool (cards/sample/card-of-gods.json) as plain data, with no database:
-the file is read as JSON and checked against the deck-construction rules of
-/work/shared/spec/card-of-gods.md, so that the pool is varied and usable. Then all five sample
-games loaded into the database as `manage.py load_sample_data` loads them, checked against
-/work/shared/spec/formats.md.
+the file is read as JSON and checked against the game's deck-construction rules, so that the
+pool is varied and usable. Then all five sample games loaded into the database as
+`manage.py load_sample_data` loads them, checked against the formats specification (formats,
+sections, pool minimums, the slugs the API keeps).
 """
 
 import io
@@ -262,9 +262,9 @@ def test_named_leaders_can_build_a_legal_deck(leader):
 
 
 # === all five sample games, loaded as `manage.py load_sample_data` loads them ==================
-# Issue 7: every leader (or, in a game without leaders, the pool) can build a legal deck in every
-# format; the pool minimums, labels and slugs of /work/shared/spec/formats.md hold; every format
-# rule and glossary term points at a section of the game's rules.
+# Every leader (or, in a game without leaders, the pool) can build a legal deck in every format;
+# the pool minimums, labels and slugs of the formats specification hold; every format rule and
+# glossary term points at a section of the game's rules.
 
 SAMPLE_DIR = SAMPLE.parent
 GAMES = ["card-of-gods", "force-of-will", "berserk-heroes", "of-gods-and-men", "irdya"]
