@@ -455,11 +455,7 @@ class LeaderViewSet(GameScopedViewSet):
     def get_queryset(self):
         if getattr(self, "swagger_fake_view", False):
             return self.queryset
-        return (
-            Leader.objects.filter(game=self.game)
-            .select_related("game")
-            .prefetch_related("colours", "keywords", "loyalties__faction")
-        )
+        return Leader.objects.filter(game=self.game).select_related("game").for_rules()
 
 
 # --- the rules reference ----------------------------------------------------------------------

@@ -568,11 +568,7 @@ def export_game(*, game: Game, fmt: str) -> str:
         raise ValueError(f"Unknown format {fmt!r}: use json or csv.")
     leaders = [
         _leader_record(leader)
-        for leader in (
-            Leader.objects.filter(game=game)
-            .prefetch_related("colours", "keywords", "loyalties__faction")
-            .order_by("name")
-        )
+        for leader in (Leader.objects.filter(game=game).for_rules().order_by("name"))
     ]
     cards = [
         _card_record(card, with_colours=not game.colours_from_cost)

@@ -110,6 +110,9 @@ class Game(models.Model):
         """{domain slug: Colour} for the colours that a cost domain pays for."""
         return {c.domain: c for c in self.colours.all() if c.domain}
 
+    # What pages about the game's cards read of it, prefetched in one go.
+    VOCABULARY = ("colours", "rarities", "card_types", "stats", "formats")
+
     def default_format(self) -> "Format | None":
         """The format decks get when none is named (uses prefetched `formats`)."""
         formats = list(self.formats.all())
@@ -565,6 +568,13 @@ class Card(models.Model):
             self.colour_count = len(colours)
 
 
+class LeaderQuerySet(models.QuerySet):
+    def for_rules(self):
+        """Leaders with what the engine and the pages read (colours, keywords, loyalty), in a
+        constant number of queries."""
+        return self.prefetch_related("colours", "keywords", "loyalties__faction")
+
+
 class Leader(models.Model):
     game = models.ForeignKey(Game, on_delete=models.PROTECT, related_name="leaders")
     slug = models.SlugField(max_length=120)
@@ -577,6 +587,8 @@ class Leader(models.Model):
     image = models.URLField(blank=True)
     created = models.DateTimeField(auto_now_add=True)
     updated = models.DateTimeField(auto_now=True)
+
+    objects = LeaderQuerySet.as_manager()
 
     class Meta:
         ordering = ["name"]

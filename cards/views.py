@@ -72,10 +72,6 @@ def leaders_able_to_use(card: Card, leaders, fmt: legality.Format) -> list[Leade
     return [leader for leader in leaders if not legality.card_problems(fmt, leader.info(), info)]
 
 
-LEADER_RELATIONS = ("colours", "keywords", "loyalties__faction")
-VOCABULARY = ("colours", "rarities", "card_types", "stats", "formats")
-
-
 def _label(form, name: str) -> str:
     """The label of a filter field, as the form shows it (in the game's words)."""
     field = form.fields.get(name)
@@ -163,7 +159,7 @@ def format_detail(request, game, slug):
 
 @require_safe
 def card_list(request, game):
-    game = _get_game(game, *VOCABULARY)  # shared with CardFilter's choices
+    game = _get_game(game, *Game.VOCABULARY)  # shared with CardFilter's choices
     filterset = CardFilter(
         request.GET, queryset=Card.objects.filter(game=game).for_listing(), game=game
     )
@@ -196,7 +192,7 @@ def card_detail(request, game, slug):
     game = _get_game(game, "stats", "card_types", "formats")
     card = get_object_or_404(Card.objects.filter(game=game).for_listing(), slug=slug)
     card.game = game
-    leaders = Leader.objects.filter(game=game).prefetch_related(*LEADER_RELATIONS)
+    leaders = Leader.objects.filter(game=game).for_rules()
     fmt = game.default_format()
     engine = fmt.engine(_type_names(game)) if fmt and game.has_leaders else None
     glossary = Glossary.for_game(game)
@@ -232,16 +228,14 @@ def leader_list(request, game):
     game = _get_game(game)
     if not game.has_leaders:
         raise Http404(f"{game.name} has no leaders.")
-    leaders = Leader.objects.filter(game=game).prefetch_related(*LEADER_RELATIONS)
+    leaders = Leader.objects.filter(game=game).for_rules()
     return render(request, "cards/leader_list.html", {"game": game, "leaders": leaders})
 
 
 @require_safe
 def leader_detail(request, game, slug):
     game = _get_game(game, "stats", "card_types", "formats")
-    leader = get_object_or_404(
-        Leader.objects.filter(game=game).prefetch_related(*LEADER_RELATIONS), slug=slug
-    )
+    leader = get_object_or_404(Leader.objects.filter(game=game).for_rules(), slug=slug)
     leader.game = game
     page, cards = _paginate(request, Card.objects.usable_by(leader).for_listing(), game)
     return render(

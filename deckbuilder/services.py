@@ -66,12 +66,10 @@ def judge(*, fmt: Format, leader: Leader | None, contents: Contents) -> legality
     )
 
 
-def _leader_for_rules(leader: Leader | None) -> Leader | None:
+def leader_for_rules(leader: Leader | None) -> Leader | None:
     if leader is None:
         return None
-    return Leader.objects.prefetch_related("colours", "keywords", "loyalties__faction").get(
-        pk=leader.pk
-    )
+    return Leader.objects.for_rules().get(pk=leader.pk)
 
 
 def fit_sections(contents: Contents, fmt: Format) -> dict[tuple[Card, str], int]:
@@ -96,7 +94,7 @@ def _save(deck: Deck, contents: Contents | None = None) -> legality.Report:
         contents = {key: n for key, n in contents.items() if n}
         loaded = cards_for_rules().in_bulk([card.pk for card, _ in contents])
         contents = {(loaded[card.pk], section): n for (card, section), n in contents.items()}
-    report = judge(fmt=deck.format, leader=_leader_for_rules(deck.leader), contents=contents)
+    report = judge(fmt=deck.format, leader=leader_for_rules(deck.leader), contents=contents)
     if deck.visibility == Visibility.PUBLIC and not report.legal:
         raise DeckNotLegal(report)
     deck.legal, deck.card_count = report.legal, report.card_count
@@ -228,7 +226,7 @@ def refresh_legality(*, decks: Iterable[Deck]) -> int:
             fitted = fit_sections(contents, deck.format)
             if fitted != contents:
                 _store(deck, fitted)
-            report = judge(fmt=deck.format, leader=_leader_for_rules(deck.leader), contents=fitted)
+            report = judge(fmt=deck.format, leader=leader_for_rules(deck.leader), contents=fitted)
             problems = [p.as_dict() for p in report.problems]
             if fitted != contents or (deck.legal, deck.card_count, deck.problems) != (
                 report.legal,

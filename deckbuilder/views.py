@@ -37,7 +37,6 @@ from .forms import (
 from .models import Deck, DeckCard
 
 CARDS_PER_PAGE = 60
-VOCABULARY = ("colours", "rarities", "card_types", "stats", "formats")
 DECKS_PER_PAGE = 20
 
 
@@ -238,16 +237,6 @@ def _own_deck(request, share_id: str) -> Deck:
     return deck
 
 
-def _leader_for_rules(deck: Deck) -> Leader | None:
-    if deck.leader_id is None:
-        return None
-    return (
-        Leader.objects.select_related("game")
-        .prefetch_related("colours", "keywords", "loyalties__faction")
-        .get(pk=deck.leader_id)
-    )
-
-
 def _with_size(decks):
     """Decks with `size`, the card count their format asks for (one-section formats)."""
     decks = list(decks)
@@ -262,9 +251,9 @@ def _with_size(decks):
 
 
 def _render_builder(request, deck: Deck, *, settings_form=None, error=None, status=200):
-    game = Game.objects.prefetch_related(*VOCABULARY).get(pk=deck.game_id)
+    game = Game.objects.prefetch_related(*Game.VOCABULARY).get(pk=deck.game_id)
     deck.game = deck.format.game = game
-    leader = _leader_for_rules(deck)
+    leader = services.leader_for_rules(deck.leader)
     entries = services.entries_of(deck)
     show_all = request.GET.get("all") == "1" or leader is None
 
@@ -336,11 +325,11 @@ def _change_count(request, deck: Deck):
                 error = e
 
     if _is_htmx(request):
-        deck.game = deck.format.game = Game.objects.prefetch_related(*VOCABULARY).get(
+        deck.game = deck.format.game = Game.objects.prefetch_related(*Game.VOCABULARY).get(
             pk=deck.game_id
         )
         entries = services.entries_of(deck)
-        leader = _leader_for_rules(deck)
+        leader = services.leader_for_rules(deck.leader)
         [row] = _card_rows(
             [Card.objects.for_listing().get(pk=card.pk)], deck=deck, entries=entries, leader=leader
         )
@@ -430,9 +419,7 @@ def deck_new(request):
                 "format": request.GET.get("format") or (default.slug if default else ""),
             },
         )
-    leaders = Leader.objects.filter(game=game).prefetch_related(
-        "colours", "keywords", "loyalties__faction"
-    )
+    leaders = Leader.objects.filter(game=game).for_rules()
     context = {
         "games": games,
         "game": game,
