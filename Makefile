@@ -7,7 +7,7 @@ HOST ?= 127.0.0.1
 DEV := DEBUG=1
 PYTEST_ARGS ?=
 
-.PHONY: install run migrate sample browser test test-sqlite test-postgres lint bench clean
+.PHONY: install run migrate sample browser servers test test-sqlite test-postgres cluster lint bench clean
 
 $(BIN)/.installed: pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV) || { rm -rf $(VENV); $(PYTHON) -m pip install --user --quiet virtualenv && $(PYTHON) -m virtualenv $(VENV); }
@@ -27,19 +27,26 @@ run: sample
 	@echo "Serving on http://$(HOST):$(PORT)/ (Ctrl-C stops)"
 	$(DEV) $(BIN)/python manage.py runserver $(HOST):$(PORT)
 
-test: browser test-sqlite test-postgres
+test: browser servers test-sqlite test-postgres
 
-# Browser tests drive Debian's chromium (never a downloaded browser build).
+# Debian packages the tests drive: chromium (browser tests; never a downloaded browser build),
+# nginx and redis-server (the two-server cluster test). Installed with apt when missing.
+APT_INSTALL = if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(1) >/dev/null; \
+	  else echo "missing: sudo apt-get install -y $(1)" >&2; exit 1; fi
 browser:
-	@command -v chromium >/dev/null || { \
-	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
-	  else echo "chromium is missing: sudo apt-get install -y chromium" >&2; exit 1; fi; }
+	@command -v chromium >/dev/null || { $(call APT_INSTALL,chromium); }
+servers:
+	@{ [ -x /usr/sbin/nginx ] && command -v redis-server >/dev/null; } || { $(call APT_INSTALL,nginx redis-server); }
 
 test-sqlite: install
 	DATABASE_URL= $(BIN)/pytest $(PYTEST_ARGS)
 
 test-postgres: install
 	scripts/with-postgres $(BIN)/pytest $(PYTEST_ARGS)
+
+# Production topology on this machine: nginx → two gunicorns → one PostgreSQL and one Redis.
+cluster: install servers
+	scripts/with-postgres $(BIN)/python scripts/cluster.py --sample --port $(PORT)
 
 lint: install
 	$(BIN)/ruff check .

@@ -2,7 +2,6 @@
 rules reference: the tree of sections, one section, search and the glossary (read: anyone)."""
 
 from django.core.exceptions import ValidationError
-from django.db.models import Q
 from django.db.models.functions import Lower
 from django.http import Http404
 from django.shortcuts import get_object_or_404
@@ -25,7 +24,6 @@ from .filters import CardFilter
 from .models import (
     SEARCH_MAX_LENGTH,
     Card,
-    CardType,
     Colour,
     Format,
     Game,
@@ -95,6 +93,9 @@ class FormatSerializer(FormatSummarySerializer):
 
 class GameSerializer(serializers.ModelSerializer):
     leader_label = serializers.SerializerMethodField()
+    # As shown: the plurals filled in where the game leaves them to the default.
+    leaders_label = serializers.SerializerMethodField(help_text="Plural of the leader label.")
+    cards_label = serializers.SerializerMethodField(help_text="Plural of the card label.")
     colours = ColourSerializer(many=True, read_only=True)
     rarities = RaritySerializer(many=True, read_only=True)
     card_types = TermSerializer(many=True, read_only=True)
@@ -120,6 +121,12 @@ class GameSerializer(serializers.ModelSerializer):
     def get_leader_label(self, game) -> str | None:
         return game.leader_label or None
 
+    def get_leaders_label(self, game) -> str | None:
+        return game.leaders_name or None
+
+    def get_cards_label(self, game) -> str:
+        return game.cards_name
+
     @extend_schema_field(FormatSummarySerializer(many=True))
     def get_formats(self, game) -> list[dict]:
         formats = list(game.formats.all())
@@ -133,12 +140,6 @@ class GameSerializer(serializers.ModelSerializer):
     def get_url(self, game) -> str:
         return self.context["request"].build_absolute_uri(game.get_absolute_url())
 
-    def to_representation(self, game):
-        data = super().to_representation(game)
-        data["leaders_label"] = game.leaders_name or None
-        data["cards_label"] = game.cards_name
-        return data
-
 
 class KeywordNamesField(serializers.ListField):
     child = serializers.CharField(max_length=60)
@@ -147,27 +148,43 @@ class KeywordNamesField(serializers.ListField):
         return [k.name for k in keywords.all()]
 
 
+class TermField(serializers.SlugRelatedField):
+    """A word of the serializer's game (colour, rarity, card type) by slug, found among the
+    game's terms: no query where they are prefetched, as the API's views and imports do."""
+
+    def __init__(self, terms: str, **kwargs):
+        self.terms = terms  # the game's related name: colours, rarities, card_types
+        model = Game._meta.get_field(terms).related_model
+        unknown = f"Unknown {model._meta.verbose_name} {{value!r}} in this game."
+        super().__init__(
+            slug_field="slug",
+            queryset=model.objects.none(),  # for the schema; values are found in the game
+            error_messages={"does_not_exist": unknown},
+            **kwargs,
+        )
+
+    def to_internal_value(self, data):
+        if isinstance(data, list | dict):
+            self.fail("invalid")
+        terms = getattr(self.root.game, self.terms).all()
+        found = next((term for term in terms if term.slug == str(data)), None)
+        if found is None:
+            self.fail("does_not_exist", slug_name="slug", value=str(data))
+        return found
+
+
 class GameScopedSerializer(serializers.ModelSerializer):
     """Shared by cards and leaders: slug from the name, names unique within the game, colours
-    of the game."""
+    of the game.
+
+    An import puts `taken` in the context: {("slug", slug) or ("name", lower-case name): pk} of
+    the game's cards (or leaders), read once for a whole file, so a row costs no query."""
 
     slug = serializers.SlugField(max_length=120, required=False)
-    colours = serializers.SlugRelatedField(
-        slug_field="slug",
-        many=True,
-        queryset=Colour.objects.none(),
-        required=False,
-        error_messages={"does_not_exist": "Unknown colour {value!r} in this game."},
-    )
+    colours = TermField("colours", many=True, required=False)
     keywords = KeywordNamesField(required=False)
     factions = serializers.SerializerMethodField()
     url = serializers.SerializerMethodField()
-
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        game = self.context.get("game")
-        if game is not None:
-            self.fields["colours"].child_relation.queryset = Colour.objects.filter(game=game)
 
     @property
     def game(self) -> Game:
@@ -180,10 +197,6 @@ class GameScopedSerializer(serializers.ModelSerializer):
         return self.context["request"].build_absolute_uri(obj.get_absolute_url())
 
     def validate(self, attrs):
-        model = self.Meta.model
-        others = model.objects.filter(game=self.game)
-        if self.instance:
-            others = others.exclude(pk=self.instance.pk)
         name = attrs.get("name", getattr(self.instance, "name", ""))
         if "slug" not in attrs and not self.instance:
             attrs["slug"] = slugify(name)
@@ -191,11 +204,20 @@ class GameScopedSerializer(serializers.ModelSerializer):
                 raise serializers.ValidationError(
                     {"name": ["Name must contain a letter or digit."]}
                 )
-        if "name" in attrs and others.filter(name__iexact=name).exists():
+        if "name" in attrs and self._taken("name", name):
             raise serializers.ValidationError({"name": [f"{name!r} already exists in this game."]})
-        if "slug" in attrs and others.filter(slug=attrs["slug"]).exists():
+        if "slug" in attrs and self._taken("slug", attrs["slug"]):
             raise serializers.ValidationError({"slug": [f"{attrs['slug']!r} is already taken."]})
         return attrs
+
+    def _taken(self, field: str, value: str) -> bool:
+        """Whether another record of the game has this slug, or this name in any case."""
+        mine = self.instance.pk if self.instance else None
+        if (taken := self.context.get("taken")) is not None:
+            return taken.get((field, value.lower() if field == "name" else value), mine) != mine
+        lookup = "name__iexact" if field == "name" else field
+        others = self.Meta.model.objects.filter(game=self.game, **{lookup: value})
+        return others.exclude(pk=mine).exists()
 
 
 @extend_schema_field(OpenApiTypes.STR)
@@ -210,10 +232,13 @@ class FactionField(serializers.Field):
             raise serializers.ValidationError("A faction's name.")
         value = data.strip()
         game = self.root.game
-        faction = (
-            game.keywords.filter(is_faction=True)
-            .filter(Q(name__iexact=value) | Q(slug__iexact=value))
-            .first()
+        faction = next(  # the game's keywords: no query where they are prefetched (imports)
+            (
+                k
+                for k in game.keywords.all()
+                if k.is_faction and value.lower() in (k.name.lower(), k.slug.lower())
+            ),
+            None,
         )
         if faction is None:
             raise serializers.ValidationError(f"No faction {value!r} in {game.name}.")
@@ -260,19 +285,8 @@ class StatsField(serializers.JSONField):
 
 
 class CardSerializer(GameScopedSerializer):
-    type = serializers.SlugRelatedField(
-        slug_field="slug",
-        queryset=CardType.objects.none(),
-        required=False,
-        error_messages={"does_not_exist": "Unknown card type {value!r} in this game."},
-    )
-    rarity = serializers.SlugRelatedField(
-        slug_field="slug",
-        queryset=Rarity.objects.none(),
-        required=False,
-        allow_null=True,
-        error_messages={"does_not_exist": "Unknown rarity {value!r} in this game."},
-    )
+    type = TermField("card_types", required=False)
+    rarity = TermField("rarities", required=False, allow_null=True)
     cost = serializers.JSONField(required=False)
     stats = StatsField(required=False)
     loyalty = CardLoyaltySerializer(required=False, allow_null=True)
@@ -301,13 +315,6 @@ class CardSerializer(GameScopedSerializer):
         ]
         read_only_fields = ["total_cost"]
 
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        game = self.context.get("game")
-        if game is not None:
-            self.fields["type"].queryset = CardType.objects.filter(game=game)
-            self.fields["rarity"].queryset = Rarity.objects.filter(game=game)
-
     def validate_cost(self, value):
         try:
             return validate_cost(self.game, value)
@@ -333,8 +340,10 @@ class CardSerializer(GameScopedSerializer):
             raise serializers.ValidationError({"rarity": ["This field is required."]})
         return attrs
 
-    def save(self, **kwargs):
-        data = dict(self.validated_data)
+    def to_write(self, data: dict) -> services.CardWrite:
+        """Validated data as services.save_cards takes it (an import validates many rows with
+        one serializer, its `instance` set to each row's card in turn)."""
+        data = dict(data)
         keywords = data.pop("keywords", None)
         if keywords is None:
             keywords = [k.name for k in self.instance.keywords.all()] if self.instance else []
@@ -343,9 +352,11 @@ class CardSerializer(GameScopedSerializer):
             loyalty = data.pop("loyalty") or {}
             data["loyalty_faction"] = loyalty.get("faction")
             data["loyalty_points"] = loyalty.get("points")
-        self.instance = services.save_card(
-            game=self.game, fields=data, keywords=keywords, colours=colours, card=self.instance
-        )
+        return services.CardWrite(data, keywords, colours, self.instance)
+
+    def save(self, **kwargs):
+        write = self.to_write(self.validated_data)
+        self.instance = services.save_cards(game=self.game, writes=[write])[0]
         return self.instance
 
 
@@ -371,8 +382,9 @@ class LeaderSerializer(GameScopedSerializer):
             raise serializers.ValidationError(f"{self.game.name} has no leaders.")
         return super().validate(attrs)
 
-    def save(self, **kwargs):
-        data = dict(self.validated_data)
+    def to_write(self, data: dict) -> services.LeaderWrite:
+        """Validated data as services.save_leaders takes it (as CardSerializer.to_write)."""
+        data = dict(data)
         keywords = data.pop("keywords", None)
         colours = data.pop("colours", None)
         loyalty = data.pop("loyalty", None)
@@ -381,14 +393,11 @@ class LeaderSerializer(GameScopedSerializer):
                 keywords = [k.name for k in self.instance.keywords.all()]
             if colours is None:
                 colours = list(self.instance.colours.all())
-        self.instance = services.save_leader(
-            game=self.game,
-            fields=data,
-            colours=colours or [],
-            keywords=keywords or [],
-            loyalty=loyalty,
-            leader=self.instance,
-        )
+        return services.LeaderWrite(data, colours or [], keywords or [], loyalty, self.instance)
+
+    def save(self, **kwargs):
+        write = self.to_write(self.validated_data)
+        self.instance = services.save_leaders(game=self.game, writes=[write])[0]
         return self.instance
 
 

@@ -45,7 +45,11 @@ class SlugOrNameChoiceField(forms.CharField):
             return None
         found = self.queryset.filter(Q(slug__iexact=value) | Q(name__iexact=value)).first()
         if found is None:
-            raise forms.ValidationError(f"Unknown value {value!r}.")
+            # The value goes in params, never into the message itself: django-filter formats
+            # every message with `%`, and a `%` in the value would break that (a 500).
+            raise forms.ValidationError(
+                "Unknown value %(value)r.", code="invalid_choice", params={"value": value}
+            )
         return found
 
 
@@ -55,9 +59,14 @@ class SlugOrNameFilter(django_filters.Filter):
 
 
 class IntegerFilter(django_filters.NumberFilter):
-    """A whole number (a JSON key lookup cannot take the Decimal of NumberFilter)."""
+    """A whole number (a JSON key lookup cannot take the Decimal of NumberFilter), at most
+    SQLite's largest integer: a larger one would not be an empty result but an OverflowError."""
 
     field_class = forms.IntegerField
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("max_value", 2**63 - 1)
+        super().__init__(*args, **kwargs)
 
 
 class CardFilter(django_filters.FilterSet):

@@ -6,9 +6,11 @@ the name when absent): an existing card or leader is updated in place, a new one
 and one that already matches the record is left untouched. Fields that a record leaves out keep
 their current value on update.
 
-An import is atomic: if any row is bad, nothing is written and every bad row is reported as
-`RowError(row, field, message, kind)`. A dry run validates (and even saves, inside a
-transaction that is rolled back) exactly like a real import, so it finds the same problems.
+An import is all or nothing, in two phases: every row is checked first (shape, the game's
+vocabulary, duplicates in the file and clashes with the database), reading a fixed number of
+queries and writing nothing; every bad row is reported as `RowError(row, field, message,
+kind)`. Only a file without any is written: in bulk, in one transaction, bumping
+`Game.rules_version` once. A dry run is the first phase alone, so it finds the same problems.
 
 JSON
 ----
@@ -75,8 +77,9 @@ from typing import NamedTuple
 from django.core.exceptions import FieldError, ValidationError
 from django.db import IntegrityError, transaction
 from django.utils.text import slugify
+from rest_framework import serializers
 
-from . import services
+from . import services, signals
 from .api import CardSerializer, LeaderSerializer
 from .models import Card, Game, Leader
 
@@ -431,25 +434,29 @@ def import_records(
     """Validate and upsert records (plain dicts of the API write shape, or read Records),
     after the game's `definition` (vocabulary and formats, services.save_game) if given.
 
-    All or nothing: with any error (including `errors` found while reading the file), or on a
-    dry run, everything is rolled back.
+    Two phases. First every record is checked and counted (`_check`: reads a fixed number of
+    queries, writes nothing). Then, only when no record is bad (nor any of `errors`, found while
+    reading the file) and this is no dry run, all of them are written in bulk (`_write`), and
+    `Game.rules_version` is bumped once. A definition is saved first, in the same transaction,
+    so that rows are checked against the vocabulary they come with; a bad row rolls it back too.
     """
     report = ImportReport(dry_run=dry_run, errors=list(errors))
     leaders = [_as_record(LEADER, row, item) for row, item in enumerate(leaders, 1)]
     cards = [_as_record(CARD, row, item) for row, item in enumerate(cards, 1)]
     for records in (leaders, cards):
         _check_duplicates(records)
-    with transaction.atomic():
+    with transaction.atomic(), signals.one_bump():
         if definition is not None:
             try:
                 game = services.save_game(definition={**definition, "slug": game.slug})
             except DEFINITION_ERRORS as e:
                 report.errors.append(RowError(0, "game", f"Bad game definition: {e}"))
-        for record in leaders + cards:
-            _import_one(game, record, report)
+        checked = _check(game, leaders, cards, report)
+        if not report.errors and not dry_run:
+            _write(game, checked, report)
         report.errors.sort(key=lambda e: e.row)
         if report.errors or dry_run:
-            transaction.set_rollback(True)
+            transaction.set_rollback(True)  # the definition, or a write refused midway
     return report
 
 
@@ -478,45 +485,131 @@ def _check_duplicates(records: list[Record]) -> None:
         seen_names.setdefault(name, record.row)
 
 
-def _import_one(game: Game, record: Record, report: ImportReport) -> None:
+Checked = list[tuple[Record, services.CardWrite | services.LeaderWrite]]
+# What the serializers and _check_new_keywords read of the game (prefetched: no query a row).
+IMPORT_VOCABULARY = ("colours", "rarities", "card_types", "stats", "keywords")
+
+
+def _check(game: Game, leaders: list[Record], cards: list[Record], report: ImportReport) -> Checked:
+    """Phase 1: validate and count every record, every problem into the report; return the
+    records to write, each with its write. Names are checked against the file and the database
+    as it is, so a row cannot take a name that another row gives up.
+
+    A fixed number of queries, however many rows: the game with its vocabulary and keywords,
+    then per kind every slug and name of the game and the records the file updates."""
+    game = Game.objects.prefetch_related(*IMPORT_VOCABULARY).get(pk=game.pk)
+    checked = []
+    for records, model, serializer_class in (
+        (leaders, Leader, LeaderSerializer),
+        (cards, Card, CardSerializer),
+    ):
+        if not records:
+            continue
+        taken, existing = _existing(game, model, records)
+        # One serializer a kind, its instance set to each row's record in turn (as DRF's
+        # ListSerializer does): building a ModelSerializer's fields costs more than a row.
+        # It needs no request as long as nothing reads `.data` (which builds URLs).
+        serializer = serializer_class(context={"game": game, "request": None, "taken": taken})
+        for record in records:
+            write = _check_one(record, existing.get(_slug_of(record)), serializer, report)
+            if write is not None:
+                checked.append((record, write))
+    _check_new_keywords(game, checked, report)
+    return checked
+
+
+def _existing(game: Game, model, records: list[Record]) -> tuple[dict, dict]:
+    """The `taken` index of the serializers ({("slug", slug) or ("name", lower-case name): pk}
+    of all the game's records of this model) and {slug: record} of those the file names, with
+    what the serializers and _is_unchanged read of them."""
+    taken = {}
+    for pk, slug, name in model.objects.filter(game=game).values_list("pk", "slug", "name"):
+        taken[("slug", slug)] = pk
+        taken.setdefault(("name", name.lower()), pk)
+    keys = {("slug", _slug_of(record)) for record in records}
+    if model is Card:
+        queryset = Card.objects.select_related("type", "rarity", "loyalty_faction")
+        queryset = queryset.prefetch_related("keywords", "colours")
+    else:
+        queryset = Leader.objects.for_rules()
+    instances = queryset.filter(pk__in=[taken[key] for key in keys if key in taken])
+    return taken, {instance.slug: instance for instance in instances}
+
+
+def _check_one(record: Record, instance, serializer, report: ImportReport):
+    """What to write of the record; None if it is bad (its errors are in the report) or
+    unchanged."""
     if record.duplicate:
         report.errors.extend(record.errors)
-        return
-    if record.kind == CARD:
-        model, serializer_class = Card, CardSerializer
-    else:
-        model, serializer_class = Leader, LeaderSerializer
+        return None
+    game = serializer.game
     if record.kind == CARD and game.colours_from_cost and "colours" in record.data:
         record = Record(**{**record.__dict__, "data": dict(record.data)})
         if record.csv and record.data["colours"]:
             record.error("colours", "A card's colours come from its cost: leave this cell empty.")
         del record.data["colours"]  # as in API responses: read-only here
-    instance = model.objects.filter(game=game, slug=_slug_of(record)).first()
-    # The serializers need no request as long as nothing reads `.data` (which builds URLs).
-    serializer = serializer_class(
-        instance=instance, data=record.data, context={"game": game, "request": None}
-    )
-    valid = serializer.is_valid()
-    errors = record.errors + [
-        RowError(record.row, name, message, record.kind)
-        for name, message in _flatten(serializer.errors)
-    ]
-    if errors or not valid:
-        report.errors.extend(errors)
-        return
-    if instance is not None and _is_unchanged(instance, serializer.validated_data):
-        report.unchanged += 1
-        return
+    serializer.instance, serializer.initial_data = instance, record.data
     try:
-        with transaction.atomic():
-            serializer.save()
-    except IntegrityError as e:
-        report.errors.append(RowError(record.row, "record", f"Not saved: {e}", record.kind))
-        return
+        data, problems = serializer.run_validation(record.data), {}
+    except serializers.ValidationError as e:
+        data, problems = None, e.detail
+    errors = record.errors + [
+        RowError(record.row, name, message, record.kind) for name, message in _flatten(problems)
+    ]
+    if errors:
+        report.errors.extend(errors)
+        return None
+    if instance is not None and _is_unchanged(instance, data):
+        report.unchanged += 1
+        return None
     if instance is None:
         report.created += 1
     else:
         report.updated += 1
+    return serializer.to_write(data)
+
+
+def _check_new_keywords(game: Game, checked: Checked, report: ImportReport) -> None:
+    """A keyword new to the game gets the slug of its name: a second keyword with that slug
+    (`Knight!` beside `Knight`) would be refused by the database while writing."""
+    slugs = {keyword.slug: keyword.name for keyword in game.keywords.all()}
+    names = {keyword.name.lower() for keyword in game.keywords.all()}
+    for record, write in checked:
+        for name in (n.strip() for n in write.keywords):
+            if not name or name.lower() in names:
+                continue
+            slug = slugify(name)
+            if slug in slugs:
+                message = f"New keyword {name!r} would have the slug of {slugs[slug]!r}."
+                report.errors.append(RowError(record.row, "keywords", message, record.kind))
+            else:
+                slugs[slug] = name
+                names.add(name.lower())
+
+
+def _write(game: Game, checked: Checked, report: ImportReport) -> None:
+    """Phase 2: the leaders, then the cards, each in one bulk write."""
+    try:
+        with transaction.atomic():
+            for kind in (LEADER, CARD):
+                _save(game, kind, [write for record, write in checked if record.kind == kind])
+    except IntegrityError as e:
+        # Phase 1 checked every constraint, so only a concurrent write gets here: write the
+        # rows one by one to name those the database refuses (the caller rolls all back).
+        for record, write in checked:
+            try:
+                with transaction.atomic():
+                    _save(game, record.kind, [write])
+            except IntegrityError as row_error:
+                message = f"Not saved: {row_error}"
+                report.errors.append(RowError(record.row, "record", message, record.kind))
+        if not report.errors:
+            report.errors.append(RowError(0, "record", f"Not saved: {e}"))
+
+
+def _save(game: Game, kind: str, writes: list) -> None:
+    save = services.save_cards if kind == CARD else services.save_leaders
+    save(game=game, writes=writes)
 
 
 def _flatten(errors, prefix: str = ""):

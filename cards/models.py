@@ -23,6 +23,7 @@ from django.utils.safestring import SafeString, mark_safe
 from django.utils.text import slugify
 
 from . import legality
+from .text import one_line, several_lines
 
 
 class Game(models.Model):
@@ -30,8 +31,8 @@ class Game(models.Model):
     every such label from here, never from a template."""
 
     slug = models.SlugField(unique=True)
-    name = models.CharField(max_length=100, unique=True)
-    description = models.TextField(blank=True)
+    name = models.CharField(max_length=100, unique=True, validators=[one_line])
+    description = models.TextField(blank=True, validators=[several_lines])
     leader_label = models.CharField(
         max_length=40,
         default="Leader",
@@ -124,7 +125,7 @@ class Term(models.Model):
     place in the game's order. Each subclass adds its `game` with its own related name."""
 
     slug = models.SlugField()
-    name = models.CharField(max_length=40)
+    name = models.CharField(max_length=40, validators=[one_line])
     position = models.PositiveSmallIntegerField(default=0)
 
     class Meta:
@@ -185,7 +186,7 @@ class Stat(Term):
 
 class Keyword(models.Model):
     game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="keywords")
-    name = models.CharField(max_length=60)
+    name = models.CharField(max_length=60, validators=[one_line])
     slug = models.SlugField(max_length=60)
     is_faction = models.BooleanField(default=False, db_index=True)
 
@@ -219,7 +220,7 @@ class Format(models.Model):
 
     game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="formats")
     slug = models.SlugField(max_length=40)
-    name = models.CharField(max_length=80)
+    name = models.CharField(max_length=80, validators=[one_line])
     is_default = models.BooleanField("default", default=False)
     position = models.PositiveSmallIntegerField(default=0)
     sections = models.JSONField(
@@ -423,7 +424,7 @@ def requirement_q(wanted, game_id: int) -> Q:
 class Card(models.Model):
     game = models.ForeignKey(Game, on_delete=models.PROTECT, related_name="cards")
     slug = models.SlugField(max_length=120)
-    name = models.CharField(max_length=120)
+    name = models.CharField(max_length=120, validators=[one_line])
     type = models.ForeignKey(CardType, on_delete=models.PROTECT, related_name="cards")
     cost = models.JSONField(
         default=dict, blank=True, help_text='Per domain, e.g. {"life": 2}; "generic": n.'
@@ -449,10 +450,12 @@ class Card(models.Model):
         null=True, blank=True, help_text="The hero's loyalty it needs in that faction: 1 to 3."
     )
     condition = models.TextField(
-        blank=True, help_text="Condition for playing: when it can be played."
+        blank=True,
+        help_text="Condition for playing: when it can be played.",
+        validators=[several_lines],
     )
-    text = models.TextField(blank=True, help_text="Effect text.")
-    flavour = models.TextField(blank=True)
+    text = models.TextField(blank=True, help_text="Effect text.", validators=[several_lines])
+    flavour = models.TextField(blank=True, validators=[several_lines])
     effect_source = models.CharField(max_length=40, blank=True)
     makes_attack = models.BooleanField(default=False, db_index=True)
     image = models.URLField(blank=True)
@@ -578,12 +581,12 @@ class LeaderQuerySet(models.QuerySet):
 class Leader(models.Model):
     game = models.ForeignKey(Game, on_delete=models.PROTECT, related_name="leaders")
     slug = models.SlugField(max_length=120)
-    name = models.CharField(max_length=120)
+    name = models.CharField(max_length=120, validators=[one_line])
     colours = models.ManyToManyField(
         Colour, blank=True, related_name="leaders", help_text="Matching colours."
     )
     keywords = models.ManyToManyField(Keyword, blank=True, related_name="leaders")
-    text = models.TextField(blank=True)
+    text = models.TextField(blank=True, validators=[several_lines])
     image = models.URLField(blank=True)
     created = models.DateTimeField(auto_now_add=True)
     updated = models.DateTimeField(auto_now=True)
@@ -863,8 +866,8 @@ class RuleSection(models.Model):
     anchor = models.SlugField(
         max_length=80, blank=True, help_text="Set once from the number; links depend on it."
     )
-    title = models.CharField(max_length=200, blank=True)
-    body = models.TextField(blank=True, help_text="Markdown.")
+    title = models.CharField(max_length=200, blank=True, validators=[one_line])
+    body = models.TextField(blank=True, help_text="Markdown.", validators=[several_lines])
     body_html = models.TextField(blank=True, editable=False)
     # PostgreSQL only: title (weight A) and body (B), kept by a trigger (migration 0006).
     search_vector = SearchVectorField(null=True, editable=False)
@@ -955,12 +958,12 @@ class GlossaryTerm(models.Model):
     """A word of the rules, its other names (English and Russian) and the section defining it."""
 
     game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="glossary_terms")
-    term = models.CharField(max_length=120)
+    term = models.CharField(max_length=120, validators=[one_line])
     slug = models.SlugField(max_length=120, allow_unicode=True, blank=True)
     aliases = models.JSONField(
         default=list, blank=True, help_text='Other names, e.g. ["Waiting zone", "зона Ожидания"].'
     )
-    definition = models.TextField(help_text="Markdown, short.")
+    definition = models.TextField(help_text="Markdown, short.", validators=[several_lines])
     definition_html = models.TextField(blank=True, editable=False)
     section = models.ForeignKey(
         RuleSection,

@@ -76,9 +76,12 @@ from urllib.parse import urlsplit
 
 import markdown
 import nh3
+from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.urls import reverse
 from django.utils.text import slugify
+
+from .text import several_lines
 
 # --- numbers --------------------------------------------------------------------------------
 
@@ -386,6 +389,12 @@ def parse_document(text: str, *, fmt: str | None = None) -> ParsedDocument:
     if fmt not in (None, "", "auto", *STYLES):
         raise ValueError(f"Unknown format {fmt!r}: use one of {', '.join(STYLES)}.")
     lines = text.lstrip("\ufeff").replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    lines = [line.replace("\f", "") for line in lines]  # PDF dumps' page breaks: layout only
+    for number, line in enumerate(lines, 1):
+        try:
+            several_lines(line)
+        except ValidationError as e:
+            raise RulesParseError(number, e.messages[0]) from None
     if not any(line.strip() for line in lines):
         raise RulesParseError(1, "the document is empty")
     style = fmt if fmt in STYLES else detect_style(lines)

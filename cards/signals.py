@@ -4,11 +4,21 @@
   points to) changes, so caches keyed on it (cards.catalogue) see it;
 - `Card.colour_count` follows the card's colours, however they are set (from the cost, the API,
   an import or the admin), for the colourless filter and the `shares` colour rule.
+
+The bulk writers (services.save_cards, save_leaders) send no per-row signal: they set
+`colour_count` themselves and call `bulk_written` once, which bumps the game and tells
+receivers (deck verdicts) which existing cards and leaders changed. Within `one_bump()` (an
+import) every bump is held back and each game is bumped once at the end.
 """
 
+from contextlib import contextmanager
+from contextvars import ContextVar
+
+from django.db import transaction
 from django.db.models import Count, F, OuterRef, Subquery
 from django.db.models.functions import Coalesce
 from django.db.models.signals import m2m_changed, post_delete, post_save
+from django.dispatch import Signal
 
 from .models import (
     Card,
@@ -24,9 +34,51 @@ from .models import (
     Stat,
 )
 
+# The games bumped within one_bump(), or None outside it.
+_held: ContextVar[set | None] = ContextVar("rules_version_held", default=None)
+
 
 def bump(game_id) -> None:
-    Game.objects.filter(pk=game_id).update(rules_version=F("rules_version") + 1)
+    held = _held.get()
+    if held is not None:
+        held.add(game_id)
+    else:
+        Game.objects.filter(pk=game_id).update(rules_version=F("rules_version") + 1)
+
+
+@contextmanager
+def one_bump():
+    """Bump each game changed within once, on the way out, however many rows, relations and
+    vocabulary words were written (every bump invalidates every process's catalogue cache).
+    Nested, the outermost one bumps. Nothing is bumped when the block raises or its transaction
+    is marked for rollback: the changes are undone (and that transaction takes no more queries).
+    """
+    if _held.get() is not None:
+        yield
+        return
+    held: set = set()
+    token = _held.set(held)
+    try:
+        yield
+    finally:
+        _held.reset(token)
+    if transaction.get_connection().in_atomic_block and transaction.get_rollback():
+        return
+    for game_id in held:
+        bump(game_id)
+
+
+# Sent once per bulk write: sender=Game, game_id, cards and leaders (frozensets of the pks of
+# the existing rows it changed; new rows are in no deck yet).
+bulk_written = Signal()
+
+
+def written(*, game_id: int, cards=(), leaders=()) -> None:
+    """What a bulk writer calls after writing, instead of the per-row signals it does not send."""
+    bump(game_id)
+    bulk_written.send(
+        sender=Game, game_id=game_id, cards=frozenset(cards), leaders=frozenset(leaders)
+    )
 
 
 def _changed(sender, instance, raw=False, **kwargs):

@@ -32,6 +32,7 @@ api_urlpatterns = router.urls
 
 urlpatterns = [
     path("", views.home, name="home"),
+    path("colours.css", views.colours_css, name="colours-css"),
     path("games/<slug:game>/", views.game_detail, name="game-detail"),
     path("games/<slug:game>/formats/<slug:slug>/", views.format_detail, name="format-detail"),
     path("games/<slug:game>/cards/", views.card_list, name="card-list"),

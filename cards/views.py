@@ -6,6 +6,7 @@ CardFilter, and pass plain values to templates. Every page runs a constant numbe
 whatever the number of cards shown (lists use `for_listing()` and its prefetched relations).
 """
 
+import re
 import string
 import unicodedata
 
@@ -13,8 +14,9 @@ from django import forms
 from django.core.paginator import Paginator
 from django.db.models import Count, IntegerField, OuterRef, Q, Subquery
 from django.db.models.functions import Coalesce
-from django.http import Http404
+from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.cache import cache_control
 from django.views.decorators.http import require_safe
 
 from . import legality, rules
@@ -23,6 +25,7 @@ from .glossary import Glossary, rules_for_card
 from .models import (
     SEARCH_MAX_LENGTH,
     Card,
+    Colour,
     Game,
     GlossaryTerm,
     Keyword,
@@ -83,6 +86,24 @@ def _type_names(game: Game) -> dict[str, str]:
 
 
 # --- pages ----------------------------------------------------------------------------------
+
+
+# What a colour's CSS value may hold: enough for #hex, names and rgb()/hsl(), nothing that could
+# end the declaration (; { } : quotes, backslash) and write other rules into the stylesheet.
+CSS_COLOUR = re.compile(r"[#a-zA-Z0-9(),.%/ -]+")
+
+
+@require_safe
+@cache_control(max_age=300)
+def colours_css(request):
+    """Every game's colours as classes (`colour-<pk>` sets `--c`) for badges, pips and bars:
+    the Content-Security-Policy refuses style attributes, and colours are data, not static."""
+    lines = [
+        f".colour-{pk} {{ --c: {css}; }}\n"
+        for pk, css in Colour.objects.order_by("pk").values_list("pk", "css")
+        if CSS_COLOUR.fullmatch(css)
+    ]
+    return HttpResponse("".join(lines), content_type="text/css; charset=utf-8")
 
 
 @require_safe

@@ -11,7 +11,7 @@ from django.conf import settings
 from django.contrib.auth import REDIRECT_FIELD_NAME, login
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.forms import UserCreationForm
-from django.http import HttpResponseRedirect
+from django.http import HttpResponseRedirect, JsonResponse
 from django.shortcuts import render, resolve_url
 from django.urls import path
 from django.utils.http import url_has_allowed_host_and_scheme
@@ -20,9 +20,9 @@ from django.views.decorators.csrf import csrf_protect
 from django.views.decorators.debug import sensitive_post_parameters
 from django.views.decorators.http import require_http_methods
 from drf_spectacular.utils import OpenApiExample, extend_schema, inline_serializer
-from rest_framework import serializers
+from rest_framework import exceptions, serializers
 from rest_framework.authtoken.views import ObtainAuthToken
-from rest_framework.throttling import ScopedRateThrottle
+from rest_framework.settings import api_settings
 
 
 def safe_next(request) -> str:
@@ -33,6 +33,41 @@ def safe_next(request) -> str:
     ):
         return url
     return ""
+
+
+# --- password guessing (django-axes counts the failures; see settings) ------------------------
+
+
+def lockout_detail() -> str:
+    minutes = settings.AXES_COOLOFF_MINUTES
+    return (
+        f"Too many failed log-in attempts for this account or from your address: "
+        f"try again in {minutes} minute{'s' if minutes != 1 else ''}."
+    )
+
+
+class TooManyAttempts(exceptions.APIException):
+    status_code = 429
+    default_code = "too_many_attempts"
+
+    def __init__(self):
+        super().__init__(lockout_detail())
+        self.wait = settings.AXES_COOLOFF_MINUTES * 60  # DRF's handler sends it as Retry-After
+
+
+def locked_out(request, original_response=None, credentials=None):
+    """AXES_LOCKOUT_CALLABLE: the answer to a locked-out login, a page or JSON by path."""
+    if request.path.startswith("/api/"):
+        error = TooManyAttempts()
+        return JsonResponse(
+            {"code": error.default_code, "detail": error.detail},
+            status=error.status_code,
+            headers={"Retry-After": str(error.wait)},
+        )
+    response = render(request, "registration/locked_out.html", {"detail": lockout_detail()})
+    response.status_code = 429
+    response["Retry-After"] = str(settings.AXES_COOLOFF_MINUTES * 60)
+    return response
 
 
 # --- pages ----------------------------------------------------------------------------------
@@ -91,7 +126,8 @@ urlpatterns = [
     description=(
         "Exchange a username and password for the account's API token (the same token on "
         "every call). Send it on later requests as `Authorization: Token <token>`. Bad or "
-        "missing credentials answer 400 with field errors."
+        "missing credentials answer 400 with field errors. After 10 failures for one username "
+        "or from one address, every log-in path answers 429 for 15 minutes."
     ),
     request=inline_serializer(
         "ApiTokenRequest",
@@ -109,6 +145,7 @@ urlpatterns = [
                 ),
             },
         ),
+        429: None,  # django-axes' lockout: described by deckbuilder.schema, like every error
     },
     examples=[
         OpenApiExample(
@@ -127,9 +164,18 @@ class TokenView(ObtainAuthToken):
     """
 
     authentication_classes = []
-    # Password guessing: a few tries a minute per client address (settings: AUTH_RATE).
-    throttle_classes = [ScopedRateThrottle]
-    throttle_scope = "auth"
+    # JSON, as everywhere: ObtainAuthToken's own list has DRF's plain JSON parser (a 500 on
+    # deeply nested JSON) and form parsers.
+    parser_classes = api_settings.DEFAULT_PARSER_CLASSES
+
+    def post(self, request, *args, **kwargs):
+        try:
+            return super().post(request, *args, **kwargs)
+        except exceptions.ValidationError:
+            # django-axes marks the DRF request it saw, which its middleware never looks at
+            if getattr(request, "axes_locked_out", False):
+                raise TooManyAttempts from None
+            raise
 
 
 token_view = TokenView.as_view()

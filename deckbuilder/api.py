@@ -13,6 +13,7 @@ from rest_framework.response import Response
 
 from cards import catalogue, legality
 from cards.models import Format, Game, Leader
+from cards.text import one_line, several_lines
 
 from . import services
 from .models import Deck, DeckCard, Visibility
@@ -24,6 +25,14 @@ class PreconditionFailed(exceptions.APIException):
     status_code = status.HTTP_412_PRECONDITION_FAILED
     default_detail = "The deck changed since you read it: fetch it again, then retry."
     default_code = "precondition_failed"
+
+
+IF_MATCH = OpenApiParameter(
+    "If-Match",
+    str,
+    OpenApiParameter.HEADER,
+    description="The deck's `ETag` as read: the write answers 412 if the deck changed since.",
+)
 
 
 class CardCountSerializer(serializers.Serializer):
@@ -135,8 +144,10 @@ class ValidateSerializer(DeckContentSerializer):
 
 class DeckWriteSerializer(DeckContentSerializer):
     game = serializers.SlugField(required=False)
-    name = serializers.CharField(max_length=120)
-    description = serializers.CharField(max_length=5000, allow_blank=True, required=False)
+    name = serializers.CharField(max_length=120, validators=[one_line])
+    description = serializers.CharField(
+        max_length=5000, allow_blank=True, required=False, validators=[several_lines]
+    )
     visibility = serializers.ChoiceField(choices=Visibility.values, required=False)
 
     def validate_game(self, slug):
@@ -152,7 +163,9 @@ class ImportSerializer(serializers.Serializer):
     game = serializers.SlugRelatedField(slug_field="slug", queryset=Game.objects.all())
     format = serializers.SlugField(max_length=40, required=False)
     text = serializers.CharField(max_length=20000)
-    name = serializers.CharField(max_length=120, required=False, allow_blank=True)
+    name = serializers.CharField(
+        max_length=120, required=False, allow_blank=True, validators=[one_line]
+    )
 
     def validate(self, attrs):
         game = attrs["game"]
@@ -191,6 +204,11 @@ class ProblemSerializer(serializers.Serializer):
     rule_url = serializers.URLField(allow_null=True, help_text="The rule's page, with anchor.")
 
 
+class UnpublishedSerializer(serializers.Serializer):
+    reason = serializers.CharField(max_length=1000, validators=[several_lines])
+    at = serializers.DateTimeField(read_only=True)
+
+
 class DeckSerializer(serializers.ModelSerializer):
     id = serializers.CharField(source="share_id", read_only=True)
     game = serializers.SlugRelatedField(slug_field="slug", read_only=True)
@@ -200,6 +218,9 @@ class DeckSerializer(serializers.ModelSerializer):
     cards = serializers.SerializerMethodField()
     problems = serializers.SerializerMethodField()
     url = serializers.SerializerMethodField()
+    unpublished = serializers.SerializerMethodField(
+        help_text="Why staff took the deck out of the public lists; for its owner and staff."
+    )
 
     class Meta:
         model = Deck
@@ -219,6 +240,7 @@ class DeckSerializer(serializers.ModelSerializer):
             "url",
             "created",
             "updated",
+            "unpublished",
         ]
 
     @extend_schema_field(CardCountSerializer(many=True))
@@ -226,6 +248,13 @@ class DeckSerializer(serializers.ModelSerializer):
         order = {slug: i for i, slug in enumerate(deck.format.slugs)}
         entries = sorted(deck.entries.all(), key=lambda e: (order.get(e.section, 99), e.card.name))
         return [{"card": e.card.slug, "count": e.count, "section": e.section} for e in entries]
+
+    @extend_schema_field(UnpublishedSerializer(allow_null=True))
+    def get_unpublished(self, deck) -> dict | None:
+        user = self.context["request"].user
+        if not deck.unpublished_at or not (user.is_staff or user.pk == deck.owner_id):
+            return None
+        return {"reason": deck.unpublished_reason, "at": deck.unpublished_at}
 
     def get_url(self, deck) -> str:
         return self.context["request"].build_absolute_uri(deck.get_absolute_url())
@@ -255,6 +284,10 @@ class PlainTextRenderer(renderers.BaseRenderer):
 
 
 # --- views ------------------------------------------------------------------------------------
+
+
+def _refused(error: services.DeckUnpublished | services.DeckNotPublic, code: str) -> Response:
+    return Response({"code": code, "detail": str(error)}, status=status.HTTP_400_BAD_REQUEST)
 
 
 def _not_legal(report, game: Game, request) -> Response:
@@ -299,7 +332,9 @@ class DeckViewSet(viewsets.GenericViewSet):
     serializer_class = DeckSerializer
     lookup_field = "share_id"
     lookup_url_kwarg = "id"
-    lookup_value_regex = "[-_a-zA-Z0-9]+"
+    # A share id (models.new_share_id: 16 characters; the column holds 22), so that no id
+    # names an action of the list ("public", "import"), which takes other methods (405).
+    lookup_value_regex = "[-_a-zA-Z0-9]{16,22}"
     permission_classes = [permissions.IsAuthenticated]
     queryset = Deck.objects.none()
 
@@ -326,17 +361,20 @@ class DeckViewSet(viewsets.GenericViewSet):
             raise Http404
         return deck
 
-    def _owned(self) -> Deck:
+    def _owned(self) -> tuple[Deck, int | None]:
+        """The caller's deck, and the version its If-Match names: the service refuses the write
+        (412) if the deck moved on meanwhile. Without If-Match (None) the last write wins."""
         deck = self._visible()
         if not self.request.user.is_authenticated:
             raise exceptions.NotAuthenticated
         if deck.owner_id != self.request.user.pk:
             raise exceptions.PermissionDenied("Only the deck's owner can change it.")
         if_match = self.request.headers.get("If-Match")
-        if if_match and if_match.strip() != "*":
-            if deck.etag not in [tag.strip() for tag in if_match.split(",")]:
-                raise PreconditionFailed
-        return deck
+        if not if_match or if_match.strip() == "*":
+            return deck, None
+        if deck.etag not in [tag.strip() for tag in if_match.split(",")]:
+            raise PreconditionFailed
+        return deck, deck.version
 
     def _respond(self, deck, status_code=status.HTTP_200_OK, reload=True) -> Response:
         if reload:  # a changed deck: fetch it again with its entries prefetched
@@ -384,9 +422,9 @@ class DeckViewSet(viewsets.GenericViewSet):
     def retrieve(self, request, id):
         return self._respond(self._visible(), reload=False)
 
-    @extend_schema(request=DeckWriteSerializer)
+    @extend_schema(request=DeckWriteSerializer, parameters=[IF_MATCH])
     def update(self, request, id, partial=False):
-        deck = self._owned()
+        deck, expected_version = self._owned()
         serializer = DeckWriteSerializer(
             deck,
             data=request.data,
@@ -399,25 +437,43 @@ class DeckViewSet(viewsets.GenericViewSet):
         contents = changes.pop("cards", None)
         try:
             deck = services.deck_update(
-                deck=deck, expected_version=deck.version, contents=contents, **changes
+                deck=deck, expected_version=expected_version, contents=contents, **changes
             )
         except services.DeckNotLegal as e:
             return _not_legal(e.report, deck.game, request)
+        except services.DeckUnpublished as e:
+            return _refused(e, "deck_unpublished")
         except services.VersionMismatch:
             raise PreconditionFailed from None
         return self._respond(deck)
 
-    @extend_schema(request=DeckWriteSerializer)
+    @extend_schema(request=DeckWriteSerializer, parameters=[IF_MATCH])
     def partial_update(self, request, id):
         return self.update(request, id, partial=True)
 
+    @extend_schema(parameters=[IF_MATCH])
     def destroy(self, request, id):
-        deck = self._owned()
+        deck, expected_version = self._owned()
         try:
-            services.deck_delete(deck=deck, expected_version=deck.version)
+            services.deck_delete(deck=deck, expected_version=expected_version)
         except services.VersionMismatch:
             raise PreconditionFailed from None
         return Response(status=status.HTTP_204_NO_CONTENT)
+
+    @extend_schema(request=UnpublishedSerializer, responses={200: DeckSerializer})
+    @action(detail=True, methods=["post"], permission_classes=[permissions.IsAdminUser])
+    def unpublish(self, request, id):
+        """Staff only: take a public deck out of the lists (it becomes unlisted) with a reason
+        its owner sees; the owner cannot make it public again until staff restore it."""
+        serializer = UnpublishedSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        try:
+            deck = services.deck_unpublish(
+                deck=self._visible(), by=request.user, reason=serializer.validated_data["reason"]
+            )
+        except services.DeckNotPublic as e:
+            return _refused(e, "deck_not_public")
+        return self._respond(deck)
 
     @extend_schema(request=None, responses={201: DeckSerializer})
     @action(detail=True, methods=["post"])
@@ -454,7 +510,8 @@ class DeckViewSet(viewsets.GenericViewSet):
             OpenApiParameter("in_format", str, description="A format's slug."),
             OpenApiParameter("leader", str),
             OpenApiParameter("card", str),
-        ]
+        ],
+        responses=DeckSerializer(many=True),  # a page of decks
     )
     @action(detail=False, methods=["get"])
     def public(self, request):

@@ -4,6 +4,7 @@ from django import forms
 from django.db.models import Q
 
 from cards.models import Card, Format, Game, Leader
+from cards.text import one_line, several_lines
 
 from .models import Visibility
 from .services import MAX_COPIES
@@ -68,6 +69,7 @@ class DeckNewForm(forms.Form):
         label="Deck name",
         max_length=120,
         required=False,
+        validators=[one_line],
         help_text="Leave it blank to name the deck after its leader; you can change it later.",
     )
 
@@ -91,11 +93,12 @@ class DeckNewForm(forms.Form):
 class DeckSettingsForm(forms.Form):
     """Name, description, format, leader and visibility of a deck (services.deck_update)."""
 
-    name = forms.CharField(label="Name", max_length=120)
+    name = forms.CharField(label="Name", max_length=120, validators=[one_line])
     description = forms.CharField(
         label="Description",
         max_length=5000,
         required=False,
+        validators=[several_lines],
         widget=forms.Textarea(attrs={"rows": 4}),
     )
     format = forms.ModelChoiceField(
@@ -182,7 +185,7 @@ class DeckImportForm(forms.Form):
         required=False,
         help_text="A format's slug, e.g. constructed; leave it empty for the game's default.",
     )
-    name = forms.CharField(label="Deck name", max_length=120, required=False)
+    name = forms.CharField(label="Deck name", max_length=120, required=False, validators=[one_line])
     text = forms.CharField(
         label="The deck as text",
         max_length=20000,
@@ -229,3 +232,12 @@ class PublicDeckFilterForm(forms.Form):
         """Decks holding the chosen card (by slug or name), for an Exists() over DeckCard."""
         value = self.cleaned_data["card"]
         return Q(card__slug=value) | Q(card__name__iexact=value)
+
+
+class UnpublishForm(forms.Form):
+    reason = forms.CharField(
+        label="Reason (the owner reads it)",
+        max_length=1000,
+        validators=[several_lines],
+        widget=forms.Textarea(attrs={"rows": 2}),
+    )

@@ -8,6 +8,7 @@ from django.db.models import Q
 from django.urls import reverse
 
 from cards.models import Card, Format, Game, Leader
+from cards.text import one_line, several_lines
 
 
 def new_share_id() -> str:
@@ -47,8 +48,8 @@ class Deck(models.Model):
     leader = models.ForeignKey(
         Leader, on_delete=models.PROTECT, null=True, blank=True, related_name="decks"
     )
-    name = models.CharField(max_length=120)
-    description = models.TextField(blank=True, max_length=5000)
+    name = models.CharField(max_length=120, validators=[one_line])
+    description = models.TextField(blank=True, max_length=5000, validators=[several_lines])
     visibility = models.CharField(
         max_length=10, choices=Visibility.choices, default=Visibility.PRIVATE, db_index=True
     )
@@ -57,6 +58,17 @@ class Deck(models.Model):
     card_count = models.PositiveSmallIntegerField(default=0)
     problems = models.JSONField(default=list, blank=True)
     version = models.PositiveIntegerField(default=1, help_text="Bumped on every change (ETag).")
+    # Moderation: staff took the deck out of the public lists (it stays unlisted) and said why;
+    # the owner reads the reason on the deck page and cannot list it again until staff restore.
+    unpublished_reason = models.TextField(blank=True, max_length=1000, validators=[several_lines])
+    unpublished_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+    )
+    unpublished_at = models.DateTimeField(null=True, blank=True)
     created = models.DateTimeField(auto_now_add=True)
     updated = models.DateTimeField(auto_now=True)
 
@@ -69,6 +81,11 @@ class Deck(models.Model):
                 condition=Q(visibility__in=Visibility.values), name="deck_visibility_known"
             ),
             models.CheckConstraint(condition=~Q(name=""), name="deck_name_not_empty"),
+            models.CheckConstraint(
+                condition=Q(unpublished_at__isnull=True)
+                | ~Q(visibility=Visibility.PUBLIC) & ~Q(unpublished_reason=""),
+                name="deck_unpublished_is_not_public_and_says_why",
+            ),
         ]
         indexes = [
             models.Index(fields=["owner", "-updated"], name="deck_owner_updated"),

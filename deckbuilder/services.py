@@ -9,7 +9,10 @@ and the pages' forms.
 import re
 from collections.abc import Iterable, Mapping
 
+from django.contrib.admin.models import CHANGE, LogEntry
 from django.db import transaction
+from django.http import Http404
+from django.utils import timezone
 
 from cards import legality
 from cards.models import Card, Format, Game, Leader
@@ -25,6 +28,20 @@ class DeckNotLegal(Exception):
     def __init__(self, report: legality.Report):
         super().__init__("Only a legal deck can be public.")
         self.report = report
+
+
+class DeckUnpublished(Exception):
+    """Staff took the deck out of the public lists: only staff can let it back in."""
+
+    def __init__(self, deck: Deck):
+        super().__init__(
+            f"Staff unpublished this deck: {deck.unpublished_reason} "
+            "It cannot be made public again until staff restore it."
+        )
+
+
+class DeckNotPublic(Exception):
+    """Only a public deck can be unpublished."""
 
 
 class VersionMismatch(Exception):
@@ -95,6 +112,8 @@ def _save(deck: Deck, contents: Contents | None = None) -> legality.Report:
         loaded = cards_for_rules().in_bulk([card.pk for card, _ in contents])
         contents = {(loaded[card.pk], section): n for (card, section), n in contents.items()}
     report = judge(fmt=deck.format, leader=leader_for_rules(deck.leader), contents=contents)
+    if deck.visibility == Visibility.PUBLIC and deck.unpublished_at:
+        raise DeckUnpublished(deck)
     if deck.visibility == Visibility.PUBLIC and not report.legal:
         raise DeckNotLegal(report)
     deck.legal, deck.card_count = report.legal, report.card_count
@@ -119,8 +138,11 @@ def _lock(deck: Deck, expected_version: int | None) -> Deck:
     locked = (
         Deck.objects.select_for_update(of=("self",))
         .select_related("game", "format__game", "leader")
-        .get(pk=deck.pk)
+        .filter(pk=deck.pk)
+        .first()
     )
+    if locked is None:  # deleted by a request that held the lock before us
+        raise Http404("The deck was deleted.")
     if expected_version is not None and locked.version != expected_version:
         raise VersionMismatch
     return locked
@@ -198,6 +220,38 @@ def deck_set_count(*, deck: Deck, card: Card, count: int, section: str | None = 
 @transaction.atomic
 def deck_delete(*, deck: Deck, expected_version: int | None = None) -> None:
     _lock(deck, expected_version).delete()
+
+
+@transaction.atomic
+def deck_unpublish(*, deck: Deck, by, reason: str) -> Deck:
+    """Staff take a public deck out of the lists: it becomes unlisted (its link still works),
+    the owner sees `reason` on its page, and the admin's history records who and why."""
+    deck = _lock(deck, None)
+    if deck.visibility != Visibility.PUBLIC:
+        raise DeckNotPublic("Only a public deck can be unpublished.")
+    deck.visibility = Visibility.UNLISTED
+    deck.unpublished_reason, deck.unpublished_by, deck.unpublished_at = reason, by, timezone.now()
+    deck.version += 1
+    deck.save()
+    _log(deck, by, f"Unpublished: {reason}")
+    return deck
+
+
+@transaction.atomic
+def deck_restore(*, deck: Deck, by) -> Deck:
+    """Staff lift an unpublishing: the deck stays unlisted; its owner may make it public."""
+    deck = _lock(deck, None)
+    deck.unpublished_reason, deck.unpublished_by, deck.unpublished_at = "", None, None
+    deck.version += 1
+    deck.save()
+    _log(deck, by, "Restored: the owner may make it public again.")
+    return deck
+
+
+def _log(deck: Deck, by, message: str) -> None:
+    LogEntry.objects.log_actions(
+        user_id=by.pk, queryset=[deck], action_flag=CHANGE, change_message=message
+    )
 
 
 @transaction.atomic

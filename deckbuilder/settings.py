@@ -5,6 +5,7 @@ refuses to start without a real SECRET_KEY.
 """
 
 import os
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
@@ -76,19 +77,24 @@ INSTALLED_APPS = [
     "django_filters",
     "drf_spectacular",
     "drf_spectacular_sidecar",
+    "axes",
     "cards",
     "deckbuilder",
 ]
 
 MIDDLEWARE = [
+    "deckbuilder.proxies.TrustedProxyMiddleware",
     "django.middleware.security.SecurityMiddleware",
+    "csp.middleware.CSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    "deckbuilder.middleware.RequestGuardMiddleware",  # 413, NUL: before any view or query
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "axes.middleware.AxesMiddleware",  # last: turns a lockout into the "too many attempts" page
 ]
 
 ROOT_URLCONF = "deckbuilder.urls"
@@ -117,7 +123,45 @@ DATABASES = {
         conn_health_checks=True,
     )
 }
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # A web server's SQLite: readers never wait for the writer (WAL), writers queue for up to
+    # 20 s instead of failing, and a write transaction takes the lock when it begins, so two
+    # transactions never deadlock upgrading a read lock ("database is locked").
+    DATABASES["default"]["OPTIONS"] = {
+        "timeout": 20,
+        "transaction_mode": "IMMEDIATE",
+        "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL",
+    }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+
+def env_cache(name: str) -> dict:
+    """A cache from a URL: redis://host:port/db (production), db://table (the default: shared
+    by every process on the database, no server to run), file:///dir, locmem://, dummy://."""
+    url = env_str(name) or "db://django_cache"
+    scheme, _, rest = url.partition("://")
+    backends = {
+        "redis": ("django.core.cache.backends.redis.RedisCache", url),
+        "rediss": ("django.core.cache.backends.redis.RedisCache", url),
+        "db": ("django.core.cache.backends.db.DatabaseCache", rest),
+        "file": ("django.core.cache.backends.filebased.FileBasedCache", rest),
+        "locmem": ("django.core.cache.backends.locmem.LocMemCache", rest),
+        "dummy": ("django.core.cache.backends.dummy.DummyCache", ""),
+    }
+    if scheme not in backends or (scheme in {"db", "file"} and not rest):
+        raise ImproperlyConfigured(
+            f"{name} must be redis://…, db://TABLE, file:///DIR, locmem:// or dummy://; got {url!r}"
+        )
+    backend, location = backends[scheme]
+    return {"BACKEND": backend, "LOCATION": location, "KEY_PREFIX": "deckbuilder"}
+
+
+# Throttles and anything else that must hold across app servers live in this cache.
+CACHES = {"default": env_cache("CACHE_URL")}
+
+# Proxies whose X-Forwarded-For and X-Forwarded-Proto are believed (addresses or networks,
+# e.g. "127.0.0.1,10.0.0.0/8"). Empty: the client is the socket's peer, whatever the headers say.
+TRUSTED_PROXIES = env_list("TRUSTED_PROXIES", [])
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
@@ -148,6 +192,23 @@ STORAGES = {
 # How long a process trusts its cached rules data before rechecking Game.rules_version.
 RULES_CACHE_SECONDS = env_int("RULES_CACHE_SECONDS", 0 if TESTING else 1)
 
+# Password guessing: after AXES_FAILURE_LIMIT failures for one username, or from one client
+# address, every login path (site, admin, API token) refuses for AXES_COOLOFF_MINUTES, counted
+# in the shared cache. A refused try restarts the wait.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_HANDLER = "axes.handlers.cache.AxesCacheHandler"
+AXES_FAILURE_LIMIT = env_int("AXES_FAILURE_LIMIT", 10)
+AXES_COOLOFF_MINUTES = env_int("AXES_COOLOFF_MINUTES", 15)
+AXES_COOLOFF_TIME = timedelta(minutes=AXES_COOLOFF_MINUTES)
+AXES_LOCKOUT_PARAMETERS = ["ip_address", "username"]
+AXES_CLIENT_IP_CALLABLE = "deckbuilder.proxies.client_ip"
+AXES_LOCKOUT_CALLABLE = "deckbuilder.accounts.locked_out"
+AXES_RESET_ON_SUCCESS = True
+AXES_VERBOSE = False
+
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "home"
@@ -162,15 +223,15 @@ REST_FRAMEWORK = {
     "DEFAULT_PAGINATION_CLASS": "deckbuilder.pagination.PageNumberPagination",
     "PAGE_SIZE": 20,
     "DEFAULT_FILTER_BACKENDS": ["cards.filters.GameFilterBackend"],
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_SCHEMA_CLASS": "deckbuilder.schema.AutoSchema",
+    # All bodies are JSON (the API contract), refused with a 400 when too deep or holding NUL.
+    "DEFAULT_PARSER_CLASSES": ["deckbuilder.parsers.JSONParser"],
     "DEFAULT_RENDERER_CLASSES": [
         "rest_framework.renderers.JSONRenderer",
         "rest_framework.renderers.BrowsableAPIRenderer",
     ],
     "EXCEPTION_HANDLER": "deckbuilder.api_errors.exception_handler",
-    "DEFAULT_THROTTLE_RATES": {
-        "auth": env_str("AUTH_RATE") or ("1000/min" if TESTING else "10/min")
-    },
+    "NUM_PROXIES": 0,  # throttles see REMOTE_ADDR, which TrustedProxyMiddleware sets
 }
 
 SPECTACULAR_SETTINGS = {
@@ -184,6 +245,7 @@ SPECTACULAR_SETTINGS = {
 }
 
 # Production hardening: on whenever DEBUG is off (so `check --deploy` is clean).
+# Believed only from TRUSTED_PROXIES: TrustedProxyMiddleware drops it from anyone else.
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 if not DEBUG:
     SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", True)
@@ -196,11 +258,28 @@ if not DEBUG:
     SECURE_CONTENT_TYPE_NOSNIFF = True
 X_FRAME_OPTIONS = "DENY"
 
+# Our own origin only, no inline script or style: templates use static files and CSS classes.
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": ["'self'"],
+        "script-src": ["'self'"],
+        "style-src": ["'self'"],
+        "img-src": ["'self'", "data:"],
+        "font-src": ["'self'"],
+        "connect-src": ["'self'"],
+        "object-src": ["'none'"],
+        "base-uri": ["'self'"],
+        "frame-ancestors": ["'none'"],
+        "form-action": ["'self'"],
+    }
+}
+
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
+    "loggers": {"axes": {"level": "WARNING"}},  # lockouts and failures, not every login
 }
 
 if TESTING:  # hashing strength is not under test

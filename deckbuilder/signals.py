@@ -5,10 +5,12 @@ import; every deck that uses what changed is judged again. (`cards` never import
 dependency points this way.)
 """
 
+from django.db.models import Q
 from django.db.models.signals import m2m_changed, post_delete, post_save
 from django.dispatch import receiver
 
 from cards.models import Card, Format, Game, Keyword, Leader, Loyalty
+from cards.signals import bulk_written
 
 from . import services
 from .models import Deck
@@ -48,6 +50,14 @@ def card_saved(sender, instance, created, raw=False, **kwargs):
 def leader_saved(sender, instance, created, raw=False, **kwargs):
     if not created and not raw:
         _refresh(Deck.objects.filter(leader=instance))
+
+
+@receiver(bulk_written)
+def bulk_written_(sender, cards, leaders, **kwargs):
+    """Cards and leaders written in bulk (services.save_cards, save_leaders: every API write and
+    import), which sends no post_save or m2m_changed."""
+    if cards or leaders:
+        _refresh(Deck.objects.filter(Q(entries__card__in=cards) | Q(leader__in=leaders)))
 
 
 @receiver(post_save, sender=Keyword)

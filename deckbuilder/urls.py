@@ -1,6 +1,6 @@
 from django.contrib import admin
 from django.urls import include, path
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 from rest_framework.routers import SimpleRouter
 
 from cards.urls import api_urlpatterns as cards_api
@@ -16,7 +16,8 @@ api_urlpatterns = [
     *decks_api.urls,
     path("auth/token/", accounts.token_view, name="api-token"),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
-    path("docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
+    # The split view serves its init script as a file (?script): our CSP allows no inline script.
+    path("docs/", SpectacularSwaggerSplitView.as_view(url_name="schema"), name="api-docs"),
 ]
 
 deck_urlpatterns = [
@@ -27,6 +28,7 @@ deck_urlpatterns = [
     path("<str:share_id>/", views.deck_detail, name="deck-detail"),
     path("<str:share_id>/edit/", views.deck_edit, name="deck-edit"),
     path("<str:share_id>/copy/", views.deck_copy, name="deck-copy"),
+    path("<str:share_id>/unpublish/", views.deck_unpublish, name="deck-unpublish"),
     path("<str:share_id>/export.txt", views.deck_export, name="deck-export"),
 ]
 
@@ -38,3 +40,9 @@ urlpatterns = [
     path("healthz", views.healthz, name="healthz"),
     path("", include("cards.urls")),
 ]
+
+# JSON under /api/, the site's pages elsewhere; 503 when the database does not answer.
+handler400 = "deckbuilder.api_errors.bad_request"
+handler403 = "deckbuilder.api_errors.permission_denied"
+handler404 = "deckbuilder.api_errors.page_not_found"
+handler500 = "deckbuilder.api_errors.server_error"

@@ -33,6 +33,7 @@ from .forms import (
     DeckNewForm,
     DeckSettingsForm,
     PublicDeckFilterForm,
+    UnpublishForm,
 )
 from .models import Deck, DeckCard
 
@@ -360,6 +361,8 @@ def _save_settings(request, deck: Deck):
             services.deck_update(deck=deck, **form.cleaned_data)
         except services.DeckNotLegal as e:
             error = e
+        except services.DeckUnpublished as e:
+            form.add_error("visibility", str(e))
         else:
             messages.success(request, "Deck saved.")
             return redirect("deck-edit", share_id=deck.share_id)
@@ -499,6 +502,26 @@ def deck_export(request, share_id):
     response["Content-Disposition"] = f'attachment; filename="{slugify(deck.name) or "deck"}.txt"'
     response["X-Robots-Tag"] = "noindex"
     return response
+
+
+@login_required
+@require_POST
+def deck_unpublish(request, share_id):
+    """Staff: take a public deck out of the lists with a reason its owner will read."""
+    if not request.user.is_staff:
+        raise PermissionDenied("Only staff can unpublish a deck.")
+    deck = get_object_or_404(Deck.objects.visible_to(request.user), share_id=share_id)
+    form = UnpublishForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, "Say why the deck is unpublished: " + form.errors["reason"][0])
+    else:
+        try:
+            services.deck_unpublish(deck=deck, by=request.user, reason=form.cleaned_data["reason"])
+        except services.DeckNotPublic as e:
+            messages.error(request, str(e))
+        else:
+            messages.success(request, "Deck unpublished: it is unlisted now; its owner sees why.")
+    return redirect(deck)
 
 
 @login_required

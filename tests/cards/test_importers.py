@@ -4,10 +4,12 @@ import io
 import json
 
 import pytest
+from django.db import connection, transaction
+from django.test.utils import CaptureQueriesContext
 
 from cards import importers, services
 from cards.importers import ImportFileError, export_game, import_records, read_file
-from cards.models import Card, Keyword, Leader
+from cards.models import Card, Game, Keyword, Leader
 
 CSV_HEADER = "type,slug,name,rarity,cost,colours,keywords,condition,text,makes_attack\n"
 
@@ -284,10 +286,11 @@ def test_bad_csv_cells_are_reported_on_their_line(game, row, field, message):
 def test_a_clash_with_the_database_is_a_row_error_not_a_crash(game, monkeypatch):
     from django.db import IntegrityError
 
-    def clash(self, **kwargs):
+    def clash(**kwargs):
         raise IntegrityError("UNIQUE constraint failed")
 
-    monkeypatch.setattr(importers.CardSerializer, "save", clash)
+    # As a concurrent write after the check would: the bulk write fails, then the row alone.
+    monkeypatch.setattr(services, "save_cards", clash)
     report = import_records(game=game, cards=[{"name": "Ember", "rarity": "common"}])
     assert [(e.row, e.field) for e in report.errors] == [(1, "record")]
     assert "UNIQUE" in report.errors[0].message
@@ -558,3 +561,174 @@ def test_a_json_import_saves_the_game_definition_it_carries(game):
     assert game.cost_label == "Faith"
     assert [s.slug for s in game.stats.all()] == ["power"]
     assert Card.objects.get(game=game, slug=document["cards"][0]["slug"]).stats == {"power": 2}
+
+
+# --- two phases: every row checked first, then one bulk write -------------------------------
+
+
+def many_cards(count: int) -> list[dict]:
+    """`count` new cards of 0 to 3 domains, with known and three new keywords."""
+    domains = ["creation", "destruction", "life", "death"]
+    return [
+        {
+            "name": f"Bulk Card {i}",
+            "rarity": "common",
+            "cost": {domain: 1 for domain in domains[: i % 4]},
+            "keywords": ["Keld", f"Bulkword {i % 3}"],
+            "text": f"Card number {i}.",
+        }
+        for i in range(count)
+    ]
+
+
+def rules_version(game) -> int:
+    return Game.objects.values_list("rules_version", flat=True).get(pk=game.pk)
+
+
+def test_one_bad_row_among_many_writes_nothing_and_names_that_row(game):
+    rows = many_cards(60)
+    rows[41]["rarity"] = "mythic"
+    before, version = snapshot(game), rules_version(game)
+
+    report = import_records(game=game, cards=rows)
+
+    assert [(e.row, e.field) for e in report.errors] == [(42, "rarity")]
+    assert report.summary() == "1 bad row(s); nothing was written."
+    assert snapshot(game) == before  # no card, no keyword
+    assert rules_version(game) == version
+
+
+def test_a_good_import_bumps_the_rules_version_exactly_once(game):
+    version = rules_version(game)
+    leaders = [
+        {"slug": "richard", "name": "Richard", "colours": ["red"], "keywords": ["Bulkword 0"]},
+        {"name": "Bulk Leader", "colours": ["black"], "keywords": ["Castilla"]},
+    ]
+    healing = {"slug": "healing", "name": "Healing", "rarity": "rare", "keywords": ["Prayer"]}
+
+    report = import_records(game=game, cards=[*many_cards(30), healing], leaders=leaders)
+
+    assert (report.errors, report.created, report.updated) == ([], 31, 2)
+    assert rules_version(game) == version + 1  # not once a row, relation or keyword
+
+
+def test_an_import_with_a_game_definition_bumps_once_too(game):
+    document = json.loads(export_game(game=game, fmt="json"))
+    document["game"]["cost_label"] = "Faith"
+    document["cards"] += many_cards(5)
+    version = rules_version(game)
+
+    data = read_file(json_file(document))
+    report = import_records(
+        game=game, cards=data.cards, leaders=data.leaders, definition=data.definition
+    )
+
+    assert (report.errors, report.created) == ([], 5)
+    assert rules_version(game) == version + 1
+
+
+def test_reimporting_the_same_file_writes_nothing_and_bumps_nothing(game):
+    """Nothing changed, so the caches keyed on the rules version stay good."""
+    rows = many_cards(12)
+    import_records(game=game, cards=rows)
+    before, version = snapshot(game), rules_version(game)
+
+    report = import_records(game=game, cards=rows)
+
+    assert (report.created, report.updated, report.unchanged) == (0, 0, 12)
+    assert snapshot(game) == before
+    assert rules_version(game) == version
+
+
+@pytest.mark.parametrize("dry_run", [False, True], ids=["import", "dry-run"])
+def test_the_number_of_queries_does_not_grow_with_the_rows(game, monkeypatch, dry_run):
+    """Creating 10 or 100 cards, then updating them, takes as many queries."""
+    if connection.vendor == "sqlite":
+        # Django 5.2 puts at most 999 parameters in a statement (SQLite's limit before 3.32,
+        # 32,766 since), i.e. 45 cards an INSERT: batches, not queries a row. Lifted here so that
+        # each bulk write is one statement, as on PostgreSQL.
+        monkeypatch.setattr(connection.features, "max_query_params", 32766)
+    leaders = [{"slug": "richard", "name": "Richard", "colours": ["red"], "keywords": ["Knight"]}]
+    healing = {"slug": "healing", "name": "Healing", "rarity": "rare", "text": "Changed."}
+    counts = []
+    for count in (10, 100):
+        rows = [*many_cards(count), healing]
+        changed = [{**row, "text": "Changed again.", "keywords": ["Abyss"]} for row in rows]
+        with transaction.atomic():  # rolled back: both start from the same pool
+            with CaptureQueriesContext(connection) as queries:
+                created = import_records(game=game, cards=rows, leaders=leaders, dry_run=dry_run)
+                updated = import_records(game=game, cards=changed, dry_run=dry_run)
+            assert (created.errors, created.created, created.updated) == ([], count, 2)
+            assert (updated.errors, updated.updated) == ([], 1 if dry_run else count + 1)
+            counts.append(len(queries))
+            transaction.set_rollback(True)
+    assert counts[0] == counts[1] <= 80, counts
+
+
+def test_colour_count_follows_the_colours_of_a_bulk_import(game):
+    import_records(game=game, cards=many_cards(8))
+    cards = Card.objects.filter(game=game, name__startswith="Bulk Card").prefetch_related("colours")
+    assert {len(c.cost) for c in cards} == {0, 1, 2, 3}
+    for card in cards:
+        assert card.colour_count == len(card.colours.all()) == len(card.cost)
+
+    import_records(game=game, cards=[{"slug": "bulk-card-3", "name": "Bulk Card 3", "cost": {}}])
+    assert Card.objects.get(game=game, slug="bulk-card-3").colour_count == 0
+
+
+def test_colour_count_of_given_colours_after_a_bulk_import(db):
+    berserk = game_of("berserk-heroes")
+    probe = {"name": "Probe", "type": "creature", "rarity": "common", "colours": ["forests"]}
+    report = import_records(game=berserk, cards=[probe, {**probe, "name": "Probe Two"}])
+    assert report.errors == []
+    assert Card.objects.get(game=berserk, slug="probe").colour_count == 1
+
+    report = import_records(
+        game=berserk,
+        cards=[
+            {"slug": "probe", "name": "Probe", "colours": ["forests", "swamps"]},
+            {"slug": "probe-two", "name": "Probe Two", "text": "Colours kept."},
+        ],
+    )
+
+    assert report.updated == 2
+    counts = dict(Card.objects.filter(game=berserk).values_list("slug", "colour_count"))
+    assert (counts["probe"], counts["probe-two"]) == (2, 1)
+
+
+def test_new_keywords_whose_slugs_clash_are_row_errors(game):
+    before = snapshot(game)
+    report = import_records(
+        game=game,
+        cards=[
+            {"name": "One", "rarity": "common", "keywords": ["Sky Walker"]},
+            {"name": "Two", "rarity": "common", "keywords": ["Sky-Walker"]},
+            {"name": "Three", "rarity": "common", "keywords": ["Keld!"]},
+        ],
+    )
+    assert [(e.row, e.field) for e in report.errors] == [(2, "keywords"), (3, "keywords")]
+    assert "'Sky Walker'" in report.errors[0].message
+    assert snapshot(game) == before
+
+
+def test_an_import_that_changes_a_card_judges_the_decks_with_it_again(game, alice):
+    from deckbuilder.models import Deck
+    from deckbuilder.services import deck_create
+
+    punishment = Card.objects.get(game=game, slug="punishment")  # creation: Gottfried's yellow
+    deck = deck_create(
+        owner=alice,
+        game=game,
+        name="One card",
+        leader=Leader.objects.get(game=game, slug="gottfried"),
+        contents={(punishment, "main"): 1},
+    )
+    assert "colour_mismatch" not in {p["code"] for p in deck.problems}
+
+    report = import_records(
+        game=game, cards=[{"slug": "punishment", "name": "Punishment", "cost": {"life": 2}}]
+    )
+
+    assert report.updated == 1
+    problems = Deck.objects.get(pk=deck.pk).problems
+    assert ("colour_mismatch", "punishment") in {(p["code"], p.get("card")) for p in problems}

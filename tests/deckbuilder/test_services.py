@@ -137,6 +137,30 @@ def test_deck_update_with_a_stale_version_raises_and_writes_nothing(legal_deck):
 # --- deck_set_count ----------------------------------------------------------------------------
 
 
+def test_without_an_expected_version_the_last_write_wins(legal_deck):
+    read_earlier = stored(legal_deck)
+    services.deck_update(deck=stored(legal_deck), name="First")
+    services.deck_update(deck=read_earlier, name="Second")  # read before "First" was written
+    assert stored(legal_deck).name == "Second"
+
+
+@pytest.mark.parametrize("write", ["update", "delete", "set_count"])
+def test_a_write_to_a_deck_deleted_meanwhile_is_a_404_not_a_crash(legal_deck, write):
+    from django.http import Http404
+
+    read_earlier = stored(legal_deck)
+    services.deck_delete(deck=stored(legal_deck))
+    card = Card.objects.get(game=legal_deck.game, slug="despair")
+    calls = {
+        "update": lambda: services.deck_update(deck=read_earlier, name="Too late"),
+        "delete": lambda: services.deck_delete(deck=read_earlier),
+        "set_count": lambda: services.deck_set_count(deck=read_earlier, card=card, count=2),
+    }
+    with pytest.raises(Http404):
+        calls[write]()
+    assert not Deck.objects.filter(pk=legal_deck.pk).exists()
+
+
 def test_deck_set_count_adds_changes_and_removes_a_card(game, alice):
     deck = services.deck_create(
         owner=alice, game=game, name="Builder", leader=leader(game, "gottfried")

@@ -70,3 +70,36 @@ def test_healthz_answers_503_when_the_database_fails(client):
     with mock.patch("deckbuilder.views.connection.cursor", side_effect=Exception("down")):
         response = client.get("/healthz")
     assert response.status_code == 503
+
+
+@pytest.mark.parametrize(
+    ("url", "backend", "location"),
+    [
+        ("", "db.DatabaseCache", "django_cache"),
+        ("redis://127.0.0.1:6379/1", "redis.RedisCache", "redis://127.0.0.1:6379/1"),
+        ("db://shared_cache", "db.DatabaseCache", "shared_cache"),
+        ("file:///var/tmp/deckbuilder", "filebased.FileBasedCache", "/var/tmp/deckbuilder"),
+        ("locmem://", "locmem.LocMemCache", ""),
+    ],
+)
+def test_cache_comes_from_cache_url(url, backend, location):
+    code = "from django.conf import settings as s; c = s.CACHES['default']; "
+    code += "print(c['BACKEND'], c['LOCATION'], sep='|')"
+    result = manage("shell", "--no-imports", "-c", code, env={**PRODUCTION, "CACHE_URL": url})
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == f"django.core.cache.backends.{backend}|{location}"
+
+
+@pytest.mark.parametrize("url", ["memcached://x", "db://", "nonsense"])
+def test_a_cache_url_of_unknown_shape_is_refused_at_start(url):
+    result = manage("check", env={**PRODUCTION, "CACHE_URL": url})
+    assert result.returncode != 0 and "CACHE_URL must be" in result.stderr
+
+
+def test_sqlite_is_configured_for_concurrent_writers():
+    code = "from django.db import connection as c; c.ensure_connection(); "
+    code += "print(c.cursor().execute('PRAGMA journal_mode').fetchone()[0], "
+    code += "c.cursor().execute('PRAGMA busy_timeout').fetchone()[0], c.transaction_mode)"
+    result = manage("shell", "--no-imports", "-c", code, env=PRODUCTION)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["wal", "20000", "IMMEDIATE"]

@@ -9,7 +9,7 @@ CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-network
 
 
 @pytest.fixture(scope="session")
-def browser():
+def chromium():
     from playwright.sync_api import sync_playwright
 
     executable = os.environ.get("CHROMIUM") or shutil.which("chromium")
@@ -25,6 +25,53 @@ def browser():
         yield browser
         browser.close()
     del os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"]
+
+
+# Chromium logs each thing the Content-Security-Policy blocks to the console; the event also
+# catches what a page's own code would swallow (a refused eval inside try/catch).
+REPORT_VIOLATIONS = """
+document.addEventListener("securitypolicyviolation", (e) => console.error(
+  `securitypolicyviolation: ${e.violatedDirective} refused ${e.blockedURI || "inline code"}`));
+"""
+
+
+class WatchedBrowser:
+    """The browser, recording whatever the Content-Security-Policy blocks in any of its pages."""
+
+    def __init__(self, browser):
+        self._browser = browser
+        self.contexts = []
+        self.violations: list[str] = []
+
+    def __getattr__(self, name):
+        return getattr(self._browser, name)
+
+    def new_context(self, **kwargs):
+        context = self._browser.new_context(**kwargs)
+        context.add_init_script(REPORT_VIOLATIONS)
+        context.on("console", lambda message: self._record(message.text))
+        context.on("weberror", lambda error: self._record(str(error.error)))
+        self.contexts.append(context)
+        return context
+
+    def new_page(self, **kwargs):
+        return self.new_context(**kwargs).new_page()
+
+    def _record(self, text: str) -> None:
+        if "Content Security Policy" in text or "securitypolicyviolation" in text:
+            self.violations.append(text)
+
+
+@pytest.fixture
+def browser(chromium):
+    """The browser for one test, which fails if the CSP blocked anything in its pages: so every
+    browser test also proves its pages (and htmx in the builder) work under the policy."""
+    watched = WatchedBrowser(chromium)
+    yield watched
+    for context in watched.contexts:
+        context.close()
+    if watched.violations:
+        pytest.fail("blocked by the Content-Security-Policy:\n" + "\n".join(watched.violations))
 
 
 @pytest.fixture

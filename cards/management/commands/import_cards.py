@@ -2,8 +2,8 @@
 
 Imports a game's cards and leaders (formats: see cards/importers.py). The game comes from the
 file (JSON "game", or the CSV `game` column) or from --game; if both are given they must agree.
-Every bad row is printed as `card row N, field: reason`; with any bad row nothing is written and
-the command fails.
+Every row is checked before anything is written: every bad row is printed as `card row N, field:
+reason`, and with any bad row nothing is written and the command fails.
 """
 
 from django.core.management.base import BaseCommand, CommandError

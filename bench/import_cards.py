@@ -1,0 +1,201 @@
+"""Card import benchmark: a 5,000-row JSON file for Card of Gods through importers.import_records.
+
+    .venv/bin/python bench/import_cards.py                               # a temp SQLite database
+    scripts/with-postgres .venv/bin/python bench/import_cards.py         # a throwaway PostgreSQL
+    .venv/bin/python bench/import_cards.py --rows 500
+
+Without DATABASE_URL (or with it empty) the script makes and migrates its own SQLite database in
+a temporary directory and removes it afterwards; with one, it migrates that database and adds the
+game `card-of-gods` (vocabulary from cards/sample/card-of-gods.json) if it is missing. It needs a
+game with no cards: don't point it at a database whose data matters.
+
+It generates a file of `--rows` cards (fixed seed: every run imports the same file; one keyword in
+eight is new to the game, so the import creates keywords too) and times, as `manage.py
+import_cards` runs it (read_file, then import_records), in this order:
+
+1. dry run, into the empty pool;
+2. the file with one bad row added at the end (an unknown domain), into the empty pool: must write
+   nothing (checked: no card, no keyword, `rules_version` as before);
+3. the import, into the empty pool: creates every card;
+4. the same file again: every row unchanged;
+5. the file with every card's text changed: updates every card.
+
+For each: seconds, SQL queries, the report's counts and how many times `Game.rules_version` was
+bumped. The figures are in docs/performance.md ("Card import, 5,000 rows"); this is a benchmark,
+not a test.
+"""
+# ruff: noqa: E402  (Django must be set up before the project's modules are imported)
+
+import argparse
+import io
+import itertools
+import json
+import os
+import platform
+import random
+import secrets
+import sys
+import tempfile
+import time
+import warnings
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+if not os.environ.get("DATABASE_URL"):  # never the project's db.sqlite3: a database of our own
+    TEMP = tempfile.TemporaryDirectory(prefix="import-bench-")
+    os.environ["DATABASE_URL"] = f"sqlite:///{TEMP.name}/bench.sqlite3"
+# Production-like settings unless the caller chose otherwise: DEBUG=1 would record every query.
+for key, value in {
+    "DJANGO_SETTINGS_MODULE": "deckbuilder.settings",
+    "DEBUG": "0",
+    "SECRET_KEY": secrets.token_urlsafe(64),
+    "SECURE_SSL_REDIRECT": "0",
+}.items():
+    os.environ.setdefault(key, value)
+
+warnings.filterwarnings("ignore", "No directory at")  # whitenoise: no collected static files
+
+import django
+
+django.setup()
+
+from django.conf import settings
+from django.core.management import call_command
+from django.db import connection
+
+from cards import importers, services
+from cards.models import Card, Game, Keyword
+
+SAMPLE = ROOT / "cards" / "sample" / "card-of-gods.json"
+SEED = 20250607
+
+ADJECTIVES = """Ashen Blazing Bright Broken Burning Crimson Cursed Dark Dire Divine Dread Eternal
+    Fallen Fierce Frozen Gilded Glorious Grim Hallowed Hidden Holy Hollow Iron Lost""".split()
+NOUNS = """Aegis Altar Anthem Arrow Banner Blade Blessing Bolt Chalice Chant Covenant Crown Curse
+    Dawn Decree Dirge Edict Ember Fang Flame Gate Grasp Harvest Herald Hymn""".split()
+PLACES = """Abyss Ashfall Brumgar Castilla Dawnmere Deepwood Emberkeep Engeln Frosthold Gloomfen
+    Highspire Ironvale""".split()
+NEW_KEYWORDS = """Ritual Relic Blessing Curse Ward Omen Vow Rite Hex Litany""".split()
+
+
+def the_game() -> Game:
+    game = Game.objects.filter(slug="card-of-gods").first()
+    if game is None:
+        game = services.save_game(definition=json.loads(SAMPLE.read_text())["game"])
+    if game.cards.exists():
+        sys.exit(f"{game.slug} has cards already: give the benchmark a database of its own.")
+    return game
+
+
+def card_file(rows: int, game: Game) -> dict:
+    """The file: `rows` cards of the game's vocabulary with names from a fixed seed."""
+    rng = random.Random(SEED)
+    domains = [c.domain for c in game.colours.all() if c.domain]
+    rarities = [r.slug for r in game.rarities.all()]
+    keywords = [k.name for k in game.keywords.all()]
+    names = [f"{a} {n} of {p}" for a, n, p in itertools.product(ADJECTIVES, NOUNS, PLACES)]
+    if rows > len(names):
+        sys.exit(f"At most {len(names)} rows.")
+    cards = []
+    for name in rng.sample(names, rows):
+        picked = rng.sample(domains, rng.choice([0, 1, 1, 2, 2, 3]))
+        words = rng.sample(keywords, rng.choice([0, 1, 1, 2]))
+        if rng.random() < 0.125:
+            words.append(rng.choice(NEW_KEYWORDS))
+        cards.append(
+            {
+                "name": name,
+                "rarity": rng.choice(rarities),
+                "cost": {d: rng.randint(1, 3) for d in picked},
+                "keywords": words,
+                "condition": rng.choice(["", "Your activation", "Beginning of enemy activation"]),
+                "text": f"Deal {rng.randint(1, 4)} damage to target enemy miniature.",
+                "flavour": "",
+                "makes_attack": rng.random() < 0.3,
+            }
+        )
+    return {"game": game.slug, "cards": cards}
+
+
+def state(game: Game) -> tuple:
+    game.refresh_from_db(fields=["rules_version"])
+    return (game.rules_version, Card.objects.filter(game=game).count(), Keyword.objects.count())
+
+
+def run(label: str, game: Game, document: dict, *, dry_run: bool = False) -> dict:
+    raw = json.dumps(document).encode("utf-8")
+    version, cards, keywords = state(game)
+    queries = []  # counted, not kept: CaptureQueriesContext keeps the last 9,000 only
+    with connection.execute_wrapper(lambda execute, *args: queries.append(1) or execute(*args)):
+        start = time.perf_counter()
+        data = importers.read_file(io.BytesIO(raw), fmt="json")
+        report = importers.import_records(
+            game=game, cards=data.cards, leaders=data.leaders, errors=data.errors, dry_run=dry_run
+        )
+        seconds = time.perf_counter() - start
+    after = state(game)
+    result = {
+        "label": label,
+        "rows": len(document["cards"]),
+        "seconds": seconds,
+        "queries": len(queries),
+        "report": report,
+        "bumps": after[0] - version,
+        "cards": after[1] - cards,
+        "keywords": after[2] - keywords,
+    }
+    print(
+        f"{label:<34} {result['rows']:>6} {seconds:>8.2f} {len(queries):>8} "
+        f"{report.created:>7} {report.updated:>7} {report.unchanged:>9} {len(report.errors):>6} "
+        f"{result['bumps']:>5} {result['cards']:>+7} {result['keywords']:>+8}",
+        flush=True,
+    )
+    return result
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--rows", type=int, default=5000, help="cards in the file (default 5000)")
+    args = parser.parse_args()
+
+    call_command("migrate", verbosity=0, interactive=False)
+    if connection.vendor == "sqlite":
+        database = f"SQLite {connection.Database.sqlite_version}"
+    else:
+        with connection.cursor() as cursor:
+            cursor.execute("SHOW server_version")
+            database = f"PostgreSQL {cursor.fetchone()[0]}"
+    print(
+        f"{database}, Django {django.get_version()}, Python {platform.python_version()}, "
+        f"{os.cpu_count()} CPUs, DEBUG={settings.DEBUG}, {time.strftime('%Y-%m-%d %H:%M %Z')}, "
+        f"load average {os.getloadavg()[0]:.1f}"
+    )
+    game = the_game()
+    document = card_file(args.rows, game)
+    cards = document["cards"]
+    bad = {**document, "cards": [*cards, {"name": "Bad Cost", "cost": {"air": 1}}]}
+    changed = {**document, "cards": [{**c, "text": c["text"] + " Then rest."} for c in cards]}
+
+    print(
+        f"\n{'step':<34} {'rows':>6} {'seconds':>8} {'queries':>8} {'created':>7} {'updated':>7} "
+        f"{'unchanged':>9} {'errors':>6} {'bumps':>5} {'cards':>7} {'keywords':>8}"
+    )
+    results = [
+        run("1. dry run", game, document, dry_run=True),
+        run("2. one bad row at the end", game, bad),
+        run("3. import", game, document),
+        run("4. the same file again", game, document),
+        run("5. every row changed", game, changed),
+    ]
+    refused = results[1]
+    if refused["report"].written or refused["cards"] or refused["keywords"] or refused["bumps"]:
+        print("\nWRONG: the file with a bad row wrote something.")
+    print(
+        "\nseconds: read_file + import_records, in-process; queries: SQL statements; bumps: "
+        "Game.rules_version after - before;\ncards, keywords: rows in the database after - before."
+    )
+
+
+if __name__ == "__main__":
+    main()
