@@ -11,6 +11,7 @@ it on a throwaway PostgreSQL with the sample data. Needs Debian's nginx and redi
 """
 
 import argparse
+import fcntl
 import os
 import secrets
 import shutil
@@ -138,7 +139,11 @@ def main() -> int:
     manage = [PYTHON, "manage.py"]
     quiet = {"stdout": subprocess.DEVNULL}
     subprocess.run([*manage, "migrate", "--noinput", "-v0"], cwd=ROOT, env=env, check=True)
-    subprocess.run([*manage, "collectstatic", "--noinput", "-v0"], cwd=ROOT, env=env, check=True)
+    with open(ROOT / ".collectstatic.lock", "w") as lock:  # clusters started side by side
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        subprocess.run(
+            [*manage, "collectstatic", "--noinput", "-v0"], cwd=ROOT, env=env, check=True
+        )
     if args.sample:
         subprocess.run([*manage, "load_sample_data"], cwd=ROOT, env=env, check=True, **quiet)
 
