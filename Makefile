@@ -54,6 +54,8 @@ lint: install
 bench: install
 	scripts/with-postgres $(BIN)/python bench/card_search.py
 	scripts/with-postgres $(BIN)/python bench/validate_rps.py
+	DATABASE_URL= $(BIN)/python bench/import_cards.py
+	scripts/with-postgres $(BIN)/python bench/import_cards.py
 
 clean:
 	rm -rf $(VENV) staticfiles *.egg-info db.sqlite3

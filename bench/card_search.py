@@ -23,33 +23,17 @@ import os
 import platform
 import random
 import re
-import secrets
 import statistics
 import sys
 import time
-import warnings
 from contextlib import ExitStack, contextmanager, nullcontext
 from pathlib import Path
 from urllib.parse import urlencode
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-# Production-like settings unless the caller chose otherwise: DEBUG=1 would record every query.
-for key, value in {
-    "DJANGO_SETTINGS_MODULE": "deckbuilder.settings",
-    "DEBUG": "0",
-    "SECRET_KEY": secrets.token_urlsafe(64),
-    "SECURE_SSL_REDIRECT": "0",
-    "ALLOWED_HOSTS": "localhost,testserver",
-}.items():
-    os.environ.setdefault(key, value)
-
-warnings.filterwarnings("ignore", "No directory at")  # whitenoise: no collected static files
-
+import boot  # noqa: E402,F401  (bench/boot.py: settings, django.setup())
 import django
-
-django.setup()
-
 from django.conf import settings
 from django.core.management import call_command
 from django.db import connection, transaction

@@ -33,33 +33,18 @@ import json
 import os
 import platform
 import random
-import secrets
 import sys
 import tempfile
 import time
-import warnings
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
 if not os.environ.get("DATABASE_URL"):  # never the project's db.sqlite3: a database of our own
     TEMP = tempfile.TemporaryDirectory(prefix="import-bench-")
     os.environ["DATABASE_URL"] = f"sqlite:///{TEMP.name}/bench.sqlite3"
-# Production-like settings unless the caller chose otherwise: DEBUG=1 would record every query.
-for key, value in {
-    "DJANGO_SETTINGS_MODULE": "deckbuilder.settings",
-    "DEBUG": "0",
-    "SECRET_KEY": secrets.token_urlsafe(64),
-    "SECURE_SSL_REDIRECT": "0",
-}.items():
-    os.environ.setdefault(key, value)
-
-warnings.filterwarnings("ignore", "No directory at")  # whitenoise: no collected static files
-
+sys.path.insert(0, str(ROOT))
+import boot  # noqa: E402,F401  (bench/boot.py: settings, django.setup())
 import django
-
-django.setup()
-
 from django.conf import settings
 from django.core.management import call_command
 from django.db import connection
