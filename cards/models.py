@@ -555,15 +555,19 @@ class Card(models.Model):
         if errors:
             raise ValidationError(errors)
 
-    def save(self, *args, **kwargs):
-        if not self.slug:
-            self.slug = slugify(self.name)
-        if self.type_id is None:  # a game with one card type: that type
-            types = list(self.game.card_types.all()[:2])
-            if len(types) == 1:
-                self.type = types[0]
-        self.cost = cost_in_order(self.game, self.cost)
+    def derive(self, game: Game, types: list) -> None:
+        """What follows from the other fields (save and services.save_cards both call it): the
+        slug from the name, the game's only card type (`types`: up to two of the game's card
+        types), the cost in the game's order and its total."""
+        self.slug = self.slug or slugify(self.name)
+        if self.type_id is None and len(types) == 1:
+            self.type = types[0]
+        self.cost = cost_in_order(game, self.cost)
         self.total_cost = sum(self.cost.values())
+
+    def save(self, *args, **kwargs):
+        types = list(self.game.card_types.all()[:2]) if self.type_id is None else []
+        self.derive(self.game, types)
         super().save(*args, **kwargs)
         if self.game.colours_from_cost:
             colours = [c for d, c in self.game.domains().items() if d in (self.cost or {})]

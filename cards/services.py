@@ -19,7 +19,6 @@ from .models import (
     Loyalty,
     Rarity,
     Stat,
-    cost_in_order,
 )
 
 
@@ -127,12 +126,7 @@ def save_cards(*, game: Game, writes: Iterable[CardWrite]) -> list[Card]:
         card = write.card or Card(game=game)
         for name, value in write.fields.items():
             setattr(card, name, value)
-        # What Card.save derives (bulk writes do not call it): keep the two alike.
-        card.slug = card.slug or slugify(card.name)
-        if card.type_id is None and len(types) == 1:
-            card.type = types[0]
-        card.cost = cost_in_order(vocabulary, card.cost)
-        card.total_cost = sum(card.cost.values())
+        card.derive(vocabulary, types)  # as Card.save, which bulk writes do not call
         chosen = _keyword_pks(found, write.keywords)
         if card.loyalty_faction_id:
             chosen.append(card.loyalty_faction_id)
