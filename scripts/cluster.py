@@ -199,13 +199,13 @@ def main() -> int:
         if command:
             return subprocess.run(command, cwd=ROOT, env={**env, **urls}).returncode
         print("cluster: serving; Ctrl-C stops every part", flush=True)
-        signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
-        try:
-            while all(p.poll() is None for p in (redis, nginx, *apps)):
-                time.sleep(1)
-        except KeyboardInterrupt:
-            pass
-        return 0
+        for stop in (signal.SIGINT, signal.SIGTERM):  # SIGINT too: a background job ignores it
+            signal.signal(stop, lambda *_: sys.exit(0))
+        while all(p.poll() is None for p in (redis, nginx, *apps)):
+            time.sleep(1)
+        died = next(p for p in (redis, nginx, *apps) if p.poll() is not None)
+        print(f"cluster: {Path(died.args[0]).name} exited ({died.returncode}); logs in {tmp}")
+        return 1
 
 
 if __name__ == "__main__":
