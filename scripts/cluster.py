@@ -195,7 +195,7 @@ def main() -> int:
             "CLUSTER_APPS": ",".join(f"http://127.0.0.1:{p}" for p in app_ports),
         }
         print(f"cluster: nginx {urls['CLUSTER_URL']} → app servers {urls['CLUSTER_APPS']}")
-        print(f"cluster: Redis on port {redis_port}; logs in {tmp}", flush=True)
+        print(f"cluster: Redis on port {redis_port}; logs in {tmp} while it runs", flush=True)
         if command:
             return subprocess.run(command, cwd=ROOT, env={**env, **urls}).returncode
         print("cluster: serving; Ctrl-C stops every part", flush=True)
@@ -204,7 +204,7 @@ def main() -> int:
         while all(p.poll() is None for p in (redis, nginx, *apps)):
             time.sleep(1)
         died = next(p for p in (redis, nginx, *apps) if p.poll() is not None)
-        print(f"cluster: {Path(died.args[0]).name} exited ({died.returncode}); logs in {tmp}")
+        print(f"cluster: {Path(died.args[0]).name} exited ({died.returncode}): stopping the rest")
         return 1
 
 
