@@ -736,6 +736,17 @@ class RuleSectionQuerySet(models.QuerySet):
         words = _search_words(text)
         if not words:
             return self.none()
+        from . import rules
+
+        try:  # a rule's number ("702.19", "5.4."): that rule first, whatever else matches
+            number = rules.normalise_number(text)
+        except ValueError:
+            number = None
+        first = Case(
+            When(number=number or "", then=Value(100.0)),
+            default=Value(0.0),
+            output_field=FloatField(),
+        )
         if connection.vendor == "postgresql":
             query = SearchQuery(text, search_type="websearch", config=SEARCH_CONFIG)
             text_only = Func(
@@ -755,9 +766,9 @@ class RuleSectionQuerySet(models.QuerySet):
                 output_field=models.TextField(),
             )
             return (
-                self.filter(search_vector=query)
+                self.filter(Q(search_vector=query) | Q(number=number or ""))  # "" never matches
                 .annotate(
-                    rank=SearchRank(F("search_vector"), query),
+                    rank=SearchRank(F("search_vector"), query) + first,
                     headline=SearchHeadline(
                         plain,
                         query,
@@ -772,20 +783,28 @@ class RuleSectionQuerySet(models.QuerySet):
                 )
                 .order_by("-rank", "sort_key")
             )
+        # SQLite: its LIKE folds ASCII letters only, so both sides are folded in Python
+        # (`casefold`, registered on each connection by cards.apps): "Герои" finds "герои".
+        found = self.annotate(
+            folded_title=Func(F("title"), function="casefold"),
+            folded_body=Func(F("body"), function="casefold"),
+        )
         condition = Q()
         rank = Case(
-            When(title__icontains=" ".join(words), then=Value(2.0)),
+            When(folded_title__contains=" ".join(words), then=Value(2.0)),
             default=Value(0.0),
             output_field=FloatField(),
         )
         for word in words:
-            condition &= Q(title__icontains=word) | Q(body__icontains=word)
+            condition &= Q(folded_title__contains=word) | Q(folded_body__contains=word)
             rank += Case(
-                When(title__icontains=word, then=Value(1.0)),
+                When(folded_title__contains=word, then=Value(1.0)),
                 default=Value(0.1),
                 output_field=FloatField(),
             )
-        return self.filter(condition).annotate(rank=rank).order_by("-rank", "sort_key")
+        if number:
+            condition |= Q(number=number)
+        return found.filter(condition).annotate(rank=rank + first).order_by("-rank", "sort_key")
 
     def subtree(self, number: str):
         """Section `number` (normalised) and all its descendants, by sort key: one query."""

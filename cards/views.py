@@ -362,6 +362,14 @@ def rule_search(request, game):
     valid = form.is_valid()
     query = form.cleaned_data["q"] if valid else ""
     page, results = None, []
+    if query and request.GET.get("page") is None:
+        try:  # a rule's number: go straight to that rule
+            number = rules.normalise_number(query)
+        except ValueError:
+            number = None
+        target = RuleSection.objects.filter(game=game, number=number).first() if number else None
+        if target is not None:
+            return redirect(rules.section_href(game.slug, target.number, target.anchor))
     if query:
         found = RuleSection.objects.filter(game=game).search(query)
         page = Paginator(found, RESULTS_PER_PAGE).get_page(request.GET.get("page"))
