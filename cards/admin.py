@@ -15,7 +15,7 @@ from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.safestring import mark_safe
 
-from . import importers, rules
+from . import importers, services
 from .models import (
     Card,
     CardType,
@@ -496,17 +496,17 @@ class RuleSectionAdmin(StaffCuratorMixin, admin.ModelAdmin):
 
     @admin.display(description="preview")
     def body_preview(self, section):
-        # body_html is stored sanitised (cards.rules.render_markdown).
+        # body_html is stored sanitised (cards.rulebook.render_markdown).
         return mark_safe(section.body_html) if section.body_html else "—"
 
     def save_model(self, request, obj, form, change):
         super().save_model(request, obj, form, change)
-        rules.rerender_sections(obj.game)
+        services.rerender_sections(game=obj.game)
 
     def delete_model(self, request, obj):
         game = obj.game
         super().delete_model(request, obj)
-        rules.rerender_sections(game)
+        services.rerender_sections(game=game)
 
 
 class GlossaryTermForm(forms.ModelForm):

@@ -19,7 +19,7 @@ from rest_framework import permissions, serializers, viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response
 
-from . import rules, services
+from . import rulebook, services
 from .filters import CardFilter
 from .models import (
     SEARCH_MAX_LENGTH,
@@ -32,6 +32,7 @@ from .models import (
     Rarity,
     RuleSection,
     as_tree,
+    section_href,
     snippet,
     validate_cost,
     validate_stats,
@@ -473,7 +474,7 @@ class LeaderViewSet(GameScopedViewSet):
 def _section_url(section, request) -> str:
     """The section's permalink (its top-level page, at its anchor), absolute."""
     return request.build_absolute_uri(
-        rules.section_href(section.game.slug, section.number, section.anchor)
+        section_href(section.game.slug, section.number, section.anchor)
     )
 
 
@@ -504,7 +505,7 @@ class RuleSectionSerializer(RuleNodeSerializer):
     terms = serializers.SerializerMethodField()
 
     def get_parent(self, section) -> str | None:
-        return rules.parent_number(section.number)
+        return rulebook.parent_number(section.number, section.game.rules_chapters)
 
     def get_terms(self, section) -> list[str]:
         return [t.term for t in section.defined_terms]
@@ -579,7 +580,7 @@ class RuleViewSet(RulesReadOnly):
     queryset = RuleSection.objects.none()
 
     def list(self, request, game):
-        sections = self._sections(RuleSection.objects.filter(game=self.game))
+        sections = self._sections(RuleSection.objects.live().filter(game=self.game))
         page = self.paginate_queryset(as_tree(sections))
         return self.get_paginated_response(
             RuleNodeSerializer(page, many=True, context=self.get_serializer_context()).data
@@ -588,10 +589,14 @@ class RuleViewSet(RulesReadOnly):
     @extend_schema(responses=RuleSectionSerializer)
     def retrieve(self, request, game, number):
         try:
-            clean = rules.normalise_number(number)
+            clean = rulebook.normalise_number(number)
         except ValueError:
             raise Http404 from None
-        subtree = self._sections(RuleSection.objects.filter(game=self.game).subtree(clean))
+        subtree = self._sections(
+            RuleSection.objects.live()
+            .filter(game=self.game)
+            .subtree(clean, self.game.rules_chapters)
+        )
         if not subtree or subtree[0].number != clean:
             raise Http404
         [section] = as_tree(subtree)
@@ -609,7 +614,9 @@ class RuleViewSet(RulesReadOnly):
         query = RuleSearchQuerySerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
         text = query.validated_data["q"]
-        page = self.paginate_queryset(RuleSection.objects.filter(game=game).search(text))
+        page = self.paginate_queryset(
+            RuleSection.objects.live().filter(game=game).search(text, game.language)
+        )
         sections = self._sections(page)
         for section in sections:
             section.snippet = snippet(section, text)

@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 
 from django.conf import settings
 
-from . import legality, rules
-from .models import Card, Format, Game, Leader, Loyalty, RuleSection
+from . import legality
+from .models import Card, Format, Game, Leader, Loyalty, RuleSection, section_href
 
 
 @dataclass
@@ -105,7 +105,7 @@ def _load(game_id: int) -> GameRules:
     )
     leaders = Leader.objects.filter(game_id=game_id).values_list("pk", "slug", "name")
     refs = {rule.get("section") for f in formats.values() for rule in f.rules} - {None, ""}
-    anchors = RuleSection.objects.filter(game_id=game_id, number__in=refs)
+    anchors = RuleSection.objects.live().filter(game_id=game_id, number__in=refs)
     return GameRules(
         slug=game.slug,
         name=game.name,
@@ -137,7 +137,7 @@ def _load(game_id: int) -> GameRules:
             for pk, slug, name in leaders
         },
         rule_urls={
-            number: rules.section_href(game.slug, number, anchor)
+            number: section_href(game.slug, number, anchor)
             for number, anchor in anchors.values_list("number", "anchor")
         },
     )

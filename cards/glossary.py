@@ -18,8 +18,7 @@ from django.urls import reverse
 from django.utils.html import format_html, strip_tags
 from django.utils.safestring import SafeString, mark_safe
 
-from . import rules
-from .models import Card, GlossaryTerm, RuleSection
+from .models import Card, GlossaryTerm, RuleSection, section_href
 
 DEFINITION_CHARS = 300
 
@@ -54,7 +53,7 @@ class Glossary:
         for row in rows:
             if row.section is not None:
                 row.section.game = game  # URLs read it: no query per term
-                href = rules.section_href(game.slug, row.section.number, row.section.anchor)
+                href = section_href(game.slug, row.section.number, row.section.anchor)
             else:
                 href = f"{glossary_url}#{row.slug}"
             definition = " ".join(html.unescape(strip_tags(row.definition_html)).split())
@@ -135,7 +134,7 @@ def rules_for_card(card: Card, glossary: Glossary) -> list[Concern]:
             return
         concern = concerns.get(section.pk)
         if concern is None:
-            href = rules.section_href(game.slug, section.number, section.anchor)
+            href = section_href(game.slug, section.number, section.anchor)
             concern = concerns[section.pk] = Concern(section, href)
         if reason not in concern.reasons:
             concern.reasons.append(reason)
@@ -154,11 +153,11 @@ def rules_for_card(card: Card, glossary: Glossary) -> list[Concern]:
         if term is not None:
             add(term.section, reason)
     name = re.compile(rf"(?<!\w){re.escape(card.name)}(?!\w)", re.I)
-    mentions = RuleSection.objects.filter(
+    mentions = RuleSection.objects.live().filter(
         Q(title__icontains=card.name) | Q(body__icontains=card.name), game=game
     )
     for section in mentions.only("game", "number", "anchor", "title", "body"):
         section.game = game
         if name.search(section.title) or name.search(section.body):
             add(section, f"names {card.name}")
-    return sorted(concerns.values(), key=lambda c: rules.sort_key(c.section.number))
+    return sorted(concerns.values(), key=lambda c: c.section.sort_key)

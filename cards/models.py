@@ -22,7 +22,7 @@ from django.utils.html import strip_tags
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.text import slugify
 
-from . import legality
+from . import legality, rulebook
 from .text import one_line, several_lines
 
 
@@ -72,6 +72,18 @@ class Game(models.Model):
     condition_label = models.CharField(max_length=60, default="Condition for playing")
     is_sample = models.BooleanField(
         default=False, help_text="The pool is sample data, not the real card list."
+    )
+    language = models.CharField(
+        max_length=2,
+        choices=[("en", "English"), ("ru", "Russian")],
+        default="en",
+        help_text="The language of its rules text: how rules search stems words.",
+    )
+    rules_chapters = models.BooleanField(
+        default=False,
+        editable=False,
+        help_text="Its rules are numbered in chapters of hundreds (rule 100 is in chapter 1), "
+        "as comprehensive rules are; set by the rules import.",
     )
     rules_version = models.PositiveIntegerField(
         default=1,
@@ -663,11 +675,35 @@ class Loyalty(models.Model):
 
 
 # --- the rules reference: sections, glossary, rulings ---------------------------------------
-# Numbers, anchors and rendering live in cards.rules (imported lazily: it imports these models).
+# Numbers, parsing and rendering are cards.rulebook (pure); cards.services.import_rules writes.
 
 SECTION_NUMBER_HELP = "Like 3, 3.1 or 3.1.2 (a letter may end it: 100.1a)."
 
-SEARCH_CONFIG = "english"  # stems: "devotion" finds "Devotion", "waiting" finds "Waiting"
+
+def section_href(game_slug: str, number: str, anchor: str) -> str:
+    """Where a section is read: the page of its first part, at its anchor."""
+    page = rulebook.page_number(number)
+    return reverse("rule-section", kwargs={"game": game_slug, "number": page}) + "#" + anchor
+
+
+def section_links(game) -> dict[str, str]:
+    """{number: href} of every current section of the game, for cross-links."""
+    rows = RuleSection.objects.live().filter(game=game).values_list("number", "anchor")
+    return {number: section_href(game.slug, number, anchor) for number, anchor in rows}
+
+
+def free_anchor(game, base: str) -> str:
+    """`base`, or `base` suffixed if another section of `game` has it."""
+    taken = set(
+        RuleSection.objects.filter(game=game, anchor__startswith=base).values_list(
+            "anchor", flat=True
+        )
+    )
+    return rulebook.unique_anchor(base, taken)
+
+
+# How PostgreSQL stems each language's rules ("devotion" finds "Devotion", "героя" "Герои").
+SEARCH_CONFIGS = {"en": "english", "ru": "russian"}
 SEARCH_MAX_LENGTH = 200
 # Marks around matched words in a PostgreSQL headline; turned into <mark> after escaping.
 _MARK_START, _MARK_STOP = "\ue000", "\ue001"
@@ -675,7 +711,7 @@ _MARKED = re.compile(f"{_MARK_START}(.*?){_MARK_STOP}", re.S)
 SNIPPET_CHARS = 220
 
 
-# Tags of sanitised HTML (cards.rules) as a snippet drops them: inline ones go without a trace
+# Tags of sanitised HTML (cards.rulebook) as a snippet drops them: inline ones go without a trace
 # ("see <a>4.2</a>)" -> "see 4.2)"), the others leave a space between the words they separate.
 # The same patterns serve PostgreSQL (regexp_replace) and Python.
 _INLINE_TAG = r"</?(a|abbr|b|code|del|em|i|kbd|s|span|strong|sub|sup|u)(\s[^>]*)?>"
@@ -724,7 +760,11 @@ def _window(text: str, words, length: int = SNIPPET_CHARS) -> str:
 
 
 class RuleSectionQuerySet(models.QuerySet):
-    def search(self, text: str):
+    def live(self):
+        """Sections of the current rules (not obsolete: a re-import no longer had them)."""
+        return self.filter(obsolete_since__isnull=True)
+
+    def search(self, text: str, language: str = "en"):
         """Sections matching `text`, best first, each annotated with `rank`.
 
         PostgreSQL: full-text search of the stored `search_vector` (title weighted A, body B,
@@ -736,10 +776,8 @@ class RuleSectionQuerySet(models.QuerySet):
         words = _search_words(text)
         if not words:
             return self.none()
-        from . import rules
-
         try:  # a rule's number ("702.19", "5.4."): that rule first, whatever else matches
-            number = rules.normalise_number(text)
+            number = rulebook.normalise_number(text)
         except ValueError:
             number = None
         first = Case(
@@ -748,7 +786,8 @@ class RuleSectionQuerySet(models.QuerySet):
             output_field=FloatField(),
         )
         if connection.vendor == "postgresql":
-            query = SearchQuery(text, search_type="websearch", config=SEARCH_CONFIG)
+            config = SEARCH_CONFIGS.get(language, "simple")
+            query = SearchQuery(text, search_type="websearch", config=config)
             text_only = Func(
                 F("body_html"),
                 Value(_INLINE_TAG),
@@ -772,7 +811,7 @@ class RuleSectionQuerySet(models.QuerySet):
                     headline=SearchHeadline(
                         plain,
                         query,
-                        config=SEARCH_CONFIG,
+                        config=config,
                         start_sel=_MARK_START,
                         stop_sel=_MARK_STOP,
                         max_words=35,
@@ -806,31 +845,27 @@ class RuleSectionQuerySet(models.QuerySet):
             condition |= Q(number=number)
         return found.filter(condition).annotate(rank=rank + first).order_by("-rank", "sort_key")
 
-    def subtree(self, number: str):
+    def subtree(self, number: str, chapters: bool = False):
         """Section `number` (normalised) and all its descendants, by sort key: one query."""
-        return self.filter(subtree_q(number))
+        return self.filter(subtree_q(number, chapters))
 
     def tree(self) -> list["RuleSection"]:
         """The sections (one query) as a tree; see `as_tree`."""
         return as_tree(self.order_by("sort_key"))
 
 
-def subtree_q(number: str) -> Q:
+def subtree_q(number: str, chapters: bool = False) -> Q:
     """Condition for section `number` and its descendants (their sort keys extend its own)."""
-    from . import rules
-
-    key = rules.sort_key(number)
+    key = rulebook.sort_key(number, chapters)
     return Q(sort_key=key) | Q(sort_key__startswith=key + ".")
 
 
-def ancestor_numbers(number: str) -> list[str]:
-    """'5.5.1' -> ['5', '5.5']."""
-    from . import rules
-
-    ancestors, parent = [], rules.parent_number(number)
+def ancestor_numbers(number: str, chapters: bool = False) -> list[str]:
+    """'5.5.1' -> ['5', '5.5']; chaptered '100.1' -> ['1', '100']."""
+    ancestors, parent = [], rulebook.parent_number(number, chapters)
     while parent:
         ancestors.insert(0, parent)
-        parent = rules.parent_number(parent)
+        parent = rulebook.parent_number(parent, chapters)
     return ancestors
 
 
@@ -887,7 +922,11 @@ class RuleSection(models.Model):
     )
     depth = models.PositiveSmallIntegerField(default=1, editable=False)
     anchor = models.SlugField(
-        max_length=80, blank=True, help_text="Set once from the number; links depend on it."
+        max_length=80,
+        blank=True,
+        allow_unicode=True,
+        help_text="Set once (from the number, or the title of a section numbered by position); "
+        "links depend on it.",
     )
     title = models.CharField(max_length=200, blank=True, validators=[one_line])
     body = models.TextField(blank=True, help_text="Markdown.", validators=[several_lines])
@@ -895,13 +934,24 @@ class RuleSection(models.Model):
     # PostgreSQL only: title (weight A) and body (B), kept by a trigger (migration 0006).
     search_vector = SearchVectorField(null=True, editable=False)
     updated = models.DateTimeField(auto_now=True)
+    obsolete_since = models.DateTimeField(
+        null=True,
+        blank=True,
+        editable=False,
+        help_text="When a re-import no longer had it: kept at its address with a notice, out of "
+        "the contents and search (import_rules --prune deletes it).",
+    )
 
     objects = RuleSectionQuerySet.as_manager()
 
     class Meta:
         ordering = ["game", "sort_key"]
         constraints = [
-            models.UniqueConstraint(fields=["game", "number"], name="rule_section_unique_number"),
+            models.UniqueConstraint(
+                fields=["game", "number"],
+                condition=Q(obsolete_since__isnull=True),
+                name="rule_section_unique_number",
+            ),
             models.UniqueConstraint(fields=["game", "anchor"], name="rule_section_unique_anchor"),
             models.CheckConstraint(condition=~Q(number=""), name="rule_section_number_not_empty"),
             models.CheckConstraint(condition=~Q(anchor=""), name="rule_section_anchor_not_empty"),
@@ -914,30 +964,27 @@ class RuleSection(models.Model):
     @property
     def display_title(self) -> str:
         """The title, or else the start of the body (numbered rules often have no title)."""
-        from . import rules
-
-        return self.title or rules.excerpt(self.body) or f"Section {self.number}"
+        return self.title or rulebook.excerpt(self.body) or f"Section {self.number}"
 
     @property
     def top_number(self) -> str:
-        from . import rules
+        return rulebook.page_number(self.number)
 
-        return rules.split_number(self.number)[0]
+    @property
+    def number_anchor(self) -> str:
+        """The anchor its number gives: an alias when the section has another anchor."""
+        return rulebook.anchor_for(self.number)
 
     def get_absolute_url(self):
         return reverse("rule-section", kwargs={"game": self.game.slug, "number": self.number})
 
     def permalink(self) -> str:
-        """The page of the top-level section, at this section's anchor."""
-        from . import rules
-
-        return rules.section_href(self.game.slug, self.number, self.anchor)
+        """The page of its first part, at this section's anchor."""
+        return section_href(self.game.slug, self.number, self.anchor)
 
     def clean(self):
-        from . import rules
-
         try:
-            self.number = rules.normalise_number(self.number)
+            self.number = rulebook.normalise_number(self.number)
         except ValueError as e:
             raise ValidationError({"number": str(e)}) from None
         if not self.game_id:
@@ -945,8 +992,8 @@ class RuleSection(models.Model):
         others = RuleSection.objects.filter(game_id=self.game_id)
         if self.pk:
             others = others.exclude(pk=self.pk)
-        parent = rules.parent_number(self.number)
-        if parent and not others.filter(number=parent).exists():
+        parent = rulebook.parent_number(self.number, self.game.rules_chapters)
+        if parent and not others.live().filter(number=parent).exists():
             raise ValidationError({"number": f"Add section {parent} first."})
         if self.pk:
             old = RuleSection.objects.filter(pk=self.pk).values_list("number", flat=True).first()
@@ -955,25 +1002,32 @@ class RuleSection(models.Model):
                     {"number": "Renumber or move its subsections first: they hang under it."}
                 )
         if not self.anchor:
-            self.anchor = rules.free_anchor(self.game, self.number)
+            self.anchor = free_anchor(self.game, rulebook.anchor_for(self.number))
         elif others.filter(anchor=self.anchor).exists():
             raise ValidationError({"anchor": "Another section of this game has this anchor."})
+
+    def derive(self, *, chapters: bool, links: dict[str, str]) -> str | None:
+        """Set what follows from the number and body (sort key, depth, the HTML with
+        cross-links from `links`, {number: href}); return the parent's number."""
+        self.sort_key = rulebook.sort_key(self.number, chapters)
+        self.depth = rulebook.depth(self.number, chapters)
+        self.body_html = rulebook.render_markdown(self.body, links)
+        return rulebook.parent_number(self.number, chapters)
 
     def save(self, *args, links=None, **kwargs):
         """Derive sort key, depth and parent from the number, set the anchor once, and render
         the body (cross-links from `links`, {number: href}, or else from the database)."""
-        from . import rules
-
-        self.sort_key = rules.sort_key(self.number)
-        self.depth = len(rules.split_number(self.number))
-        parent = rules.parent_number(self.number)
+        if links is None:
+            links = section_links(self.game)
+        parent = self.derive(chapters=self.game.rules_chapters, links=links)
         if parent is None:
             self.parent = None
         elif self.parent_id is None or self.parent.number != parent:
-            self.parent = RuleSection.objects.filter(game_id=self.game_id, number=parent).first()
+            self.parent = (
+                RuleSection.objects.live().filter(game_id=self.game_id, number=parent).first()
+            )
         if not self.anchor:
-            self.anchor = rules.free_anchor(self.game, self.number)
-        self.body_html = rules.render_markdown(self.body, game=self.game, links=links)
+            self.anchor = free_anchor(self.game, rulebook.anchor_for(self.number))
         super().save(*args, **kwargs)
 
 
@@ -1020,11 +1074,9 @@ class GlossaryTerm(models.Model):
             raise ValidationError({"section": "This section belongs to another game."})
 
     def save(self, *args, **kwargs):
-        from . import rules
-
         if not self.slug:
             self.slug = slugify(self.term, allow_unicode=True)
-        self.definition_html = rules.render_markdown(self.definition, game=self.game)
+        self.definition_html = rulebook.render_markdown(self.definition, section_links(self.game))
         super().save(*args, **kwargs)
 
 

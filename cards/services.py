@@ -1,24 +1,32 @@
 """Writes to the reference data: small keyword-only functions, each one transaction."""
 
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import date
 from typing import NamedTuple
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.utils import timezone
 from django.utils.text import slugify
 
-from . import signals
+from . import rulebook, signals
 from .models import (
     Card,
     CardType,
     Colour,
     Format,
     Game,
+    GlossaryTerm,
     Keyword,
     Leader,
     Loyalty,
     Rarity,
+    RuleSection,
+    Ruling,
     Stat,
+    section_href,
+    section_links,
 )
 
 
@@ -207,6 +215,7 @@ def save_leaders(*, game: Game, writes: Iterable[LeaderWrite]) -> list[Leader]:
 GAME_FIELDS = (
     "name",
     "description",
+    "language",
     "leader_label",
     "leaders_label",
     "card_label",
@@ -295,3 +304,353 @@ def export_game_definition(game: Game) -> dict:
     )
     definition["formats"] = [f.as_data() for f in game.formats.all()]
     return definition
+
+
+# --- rules documents ------------------------------------------------------------------------
+
+
+@dataclass
+class RulesImport:
+    """What import_rules did (or, in a dry run, would do)."""
+
+    game_slug: str
+    document: rulebook.ParsedDocument
+    dry_run: bool
+    created: int = 0
+    updated: int = 0
+    renumbered: int = 0
+    unchanged: int = 0
+    revived: int = 0
+    obsolete: list[str] = field(default_factory=list)  # numbers the file no longer has
+    pruned: int = 0
+
+    @property
+    def sections(self) -> list[rulebook.ParsedSection]:
+        return self.document.sections
+
+    def tree(self) -> str:
+        return self.document.tree()
+
+    def summary(self) -> str:
+        verb = "Would import" if self.dry_run else "Imported"
+        style = rulebook.STYLE_NAMES[self.document.style]
+        text = (
+            f"{verb} {len(self.sections)} sections of {self.game_slug} ({style}): "
+            f"{self.created} created, {self.updated} updated, {self.unchanged} unchanged"
+        )
+        if self.renumbered:
+            text += f", {self.renumbered} renumbered (their anchors kept)"
+        if self.revived:
+            text += f", {self.revived} obsolete ones current again"
+        text += "."
+        if self.obsolete:
+            listed = ", ".join(self.obsolete[:10]) + ("…" if len(self.obsolete) > 10 else "")
+            text += (
+                f" {len(self.obsolete)} sections not in the file "
+                + ("would be deleted" if self.dry_run else "were deleted")
+                if self.pruned
+                else f" {len(self.obsolete)} sections not in the file are marked obsolete "
+                "(kept at their address; --prune deletes them)"
+            )
+            text += f": {listed}."
+        elif self.pruned:
+            text += f" {self.pruned} obsolete sections deleted."
+        if self.document.skipped_lines:
+            text += f" {self.document.skipped_lines} lines before the first section were skipped."
+        if self.document.warnings:
+            text += f" {len(self.document.warnings)} warnings."
+        return text
+
+
+def _expected_anchors(sections: list[rulebook.ParsedSection]) -> dict[str, str]:
+    """{number: anchor} the document gives: the number's for sections with their own numbers,
+    the title's for sections numbered by position (a repeated title: under its parent's)."""
+    anchors: dict[str, str] = {}
+    used: set[str] = set()
+    for section in sections:
+        base = rulebook.anchor_for(section.number)
+        if section.by_position and rulebook.title_anchor(section.title):
+            base = rulebook.title_anchor(section.title)
+            parent = anchors.get(section.parent_number or "")
+            if base in used and parent:
+                base = f"{parent}-{base}"[:76]
+        anchors[section.number] = rulebook.unique_anchor(base, used)
+        used.add(anchors[section.number])
+    return anchors
+
+
+@transaction.atomic
+def import_rules(
+    *,
+    game: Game,
+    text: str,
+    dry_run: bool = False,
+    fmt: str | None = None,
+    numbering: str | None = None,
+    prune: bool = False,
+) -> RulesImport:
+    """Parse `text` (rulebook.parse_document) and make it the game's rules. Nothing is written
+    when the document cannot be parsed (RulesParseError) or in a dry run.
+
+    Sections with their own numbers are matched by number; sections numbered by position by
+    their anchor (from the title), so that a heading inserted before them moves their number,
+    not their links; a renamed one keeps its place by number. A matched section keeps its
+    anchor. Sections the file no longer has become obsolete (kept at their address with a
+    notice) or, with `prune`, are deleted, as are earlier obsolete ones.
+    """
+    document = rulebook.parse_document(text, fmt=fmt, numbering=numbering)
+    report = RulesImport(game.slug, document, dry_run)
+    existing = list(RuleSection.objects.filter(game=game).order_by("obsolete_since", "pk"))
+    live = {s.number: s for s in existing if s.obsolete_since is None}
+    old = {s.number: s for s in reversed(existing) if s.obsolete_since is not None}
+    by_anchor = {s.anchor: s for s in existing}
+    expected = _expected_anchors(document.sections)
+    matched: dict[str, RuleSection] = {}  # number in the document -> its section
+    used: set[int] = set()
+
+    def match(number: str, section: RuleSection | None) -> None:
+        if section is not None and section.pk not in used:
+            matched[number] = section
+            used.add(section.pk)
+
+    for parsed in document.sections:
+        if parsed.by_position:
+            match(parsed.number, by_anchor.get(expected[parsed.number]))
+        else:
+            match(parsed.number, live.get(parsed.number) or old.get(parsed.number))
+    for parsed in document.sections:  # renamed, or a number the document now gives itself
+        if parsed.number not in matched:
+            match(parsed.number, live.get(parsed.number))
+
+    taken = {s.anchor for s in existing}
+    anchors = {}
+    for parsed in document.sections:
+        section = matched.get(parsed.number)
+        if section is not None:
+            anchors[parsed.number] = section.anchor
+        else:
+            anchors[parsed.number] = rulebook.unique_anchor(expected[parsed.number], taken)
+            taken.add(anchors[parsed.number])
+    links = {n: section_href(game.slug, n, a) for n, a in anchors.items()}
+
+    now = timezone.now()
+    gone = [s for s in existing if s.pk not in used]
+    report.obsolete = sorted(
+        (s.number for s in gone if s.obsolete_since is None),
+        key=lambda n: rulebook.sort_key(n, game.rules_chapters),
+    )
+    report.pruned = len(gone) if prune else 0
+    rows, moved, new = [], [], []
+    for parsed in document.sections:
+        section = matched.get(parsed.number)
+        if section is None:
+            report.created += 1
+            section = RuleSection(game=game, number=parsed.number, anchor=anchors[parsed.number])
+            new.append(section)
+        else:
+            before = (section.number, section.title, section.body, section.sort_key)
+            revived = section.obsolete_since is not None
+            report.revived += revived
+            if section.number != parsed.number:
+                report.renumbered += 1
+                moved.append(section)
+            elif before[1:3] != (parsed.title, parsed.body) or revived:
+                report.updated += 1
+            elif before[3] != parsed.sort_key:
+                report.updated += 1  # the chapters of its number changed
+            else:
+                report.unchanged += 1
+        section.game = game
+        section.number, section.title, section.body = parsed.number, parsed.title, parsed.body
+        section.obsolete_since, section.updated = None, now
+        section.derive(chapters=document.chapters, links=links)
+        rows.append((section, parsed))
+    if dry_run:
+        return report
+
+    with signals.one_bump():
+        # Out of the way of the numbers' uniqueness (it binds current sections only): sections
+        # that leave, and those that change number, are obsolete until written back.
+        parked = [s.pk for s in gone if s.obsolete_since is None] + [s.pk for s in moved]
+        RuleSection.objects.filter(pk__in=parked).update(obsolete_since=now)
+        RuleSection.objects.bulk_create(new, batch_size=500)
+        by_number = {parsed.number: section for section, parsed in rows}
+        for section, parsed in rows:
+            parent = by_number.get(parsed.parent_number) if parsed.parent_number else None
+            section.parent_id = parent.pk if parent else None
+        RuleSection.objects.bulk_update(
+            [section for section, _ in rows],
+            [
+                "number",
+                "title",
+                "body",
+                "body_html",
+                "sort_key",
+                "depth",
+                "parent",
+                "obsolete_since",
+                "updated",
+            ],
+            batch_size=500,
+        )
+        if prune:
+            RuleSection.objects.filter(pk__in=[s.pk for s in gone]).delete()
+        if game.rules_chapters != document.chapters:
+            game.rules_chapters = document.chapters
+            Game.objects.filter(pk=game.pk).update(rules_chapters=document.chapters)
+        signals.bump(game.pk)
+    return report
+
+
+def rerender_sections(*, game) -> int:
+    """Render every section and glossary definition of the game again (after an admin edit
+    that may add or remove cross-link targets); returns how many changed."""
+    links = section_links(game)
+    changed = []
+    for section in RuleSection.objects.filter(game=game):
+        rendered = rulebook.render_markdown(section.body, links)
+        if rendered != section.body_html:
+            section.body_html = rendered
+            changed.append(section)
+    RuleSection.objects.bulk_update(changed, ["body_html"], batch_size=500)
+    terms = []
+    for term in GlossaryTerm.objects.filter(game=game):
+        rendered = rulebook.render_markdown(term.definition, links)
+        if rendered != term.definition_html:
+            term.definition_html = rendered
+            terms.append(term)
+    GlossaryTerm.objects.bulk_update(terms, ["definition_html"], batch_size=500)
+    return len(changed) + len(terms)
+
+
+# --- glossary and rulings (sample content files) --------------------------------------------
+
+
+class ContentError(ValueError):
+    """A bad entry in a glossary or rulings file; the message names the entry."""
+
+
+@dataclass
+class UpsertReport:
+    created: int = 0
+    updated: int = 0
+    unchanged: int = 0
+
+    def summary(self) -> str:
+        return f"{self.created} created, {self.updated} updated, {self.unchanged} unchanged"
+
+
+def _upsert(model, lookup: dict, values: dict, report: UpsertReport):
+    instance = model.objects.filter(**lookup).first()
+    if instance is None:
+        instance = model(**lookup, **values)
+        instance.full_clean()
+        instance.save()
+        report.created += 1
+    elif any(getattr(instance, k) != v for k, v in values.items()):
+        for name, value in values.items():
+            setattr(instance, name, value)
+        instance.full_clean()
+        instance.save()
+        report.updated += 1
+    else:
+        report.unchanged += 1
+    return instance
+
+
+def _entries(entries, required: dict[str, type], optional: dict[str, type]):
+    if not isinstance(entries, list):
+        raise ContentError("expected a list of entries")
+    for index, entry in enumerate(entries, start=1):
+        if not isinstance(entry, dict):
+            raise ContentError(f"entry {index}: expected an object")
+        unknown = set(entry) - set(required) - set(optional)
+        missing = set(required) - set(entry)
+        if unknown or missing:
+            raise ContentError(
+                f"entry {index}: "
+                + "; ".join(
+                    filter(
+                        None,
+                        [
+                            missing and f"missing {', '.join(sorted(missing))}",
+                            unknown and f"unknown {', '.join(sorted(unknown))}",
+                        ],
+                    )
+                )
+            )
+        for name, kind in {**required, **optional}.items():
+            if name in entry and entry[name] is not None and not isinstance(entry[name], kind):
+                raise ContentError(f"entry {index}: {name} must be a {kind.__name__}")
+        yield index, entry
+
+
+def import_glossary(*, game, entries) -> UpsertReport:
+    """Upsert glossary terms from [{"term", "aliases", "definition", "section"}]; terms are
+    matched by slug. ContentError (nothing written) for a bad entry or an unknown section."""
+    report = UpsertReport()
+    sections = {s.number: s for s in RuleSection.objects.live().filter(game=game)}
+    with transaction.atomic():
+        for index, entry in _entries(
+            entries, {"term": str, "definition": str}, {"aliases": list, "section": str}
+        ):
+            term = entry["term"].strip()
+            section = None
+            if entry.get("section"):
+                section = sections.get(entry["section"].strip())
+                if section is None:
+                    raise ContentError(f"entry {index} ({term}): no section {entry['section']}")
+            aliases = entry.get("aliases") or []
+            if not all(isinstance(a, str) for a in aliases):
+                raise ContentError(f"entry {index} ({term}): aliases must be strings")
+            try:
+                _upsert(
+                    GlossaryTerm,
+                    {"game": game, "slug": slugify(term, allow_unicode=True)},
+                    {
+                        "term": term,
+                        "aliases": [a.strip() for a in aliases if a.strip()],
+                        "definition": entry["definition"].strip(),
+                        "section_id": section.pk if section else None,
+                    },
+                    report,
+                )
+            except ValidationError as e:
+                raise ContentError(f"entry {index} ({term}): {'; '.join(e.messages)}") from None
+    return report
+
+
+def import_rulings(*, game, entries) -> UpsertReport:
+    """Upsert rulings from [{"card", "question", "answer", "source", "date"}] (card by slug,
+    date as YYYY-MM-DD), matched by card and question."""
+    report = UpsertReport()
+    cards = {c.slug: c for c in Card.objects.filter(game=game)}
+    with transaction.atomic():
+        for index, entry in _entries(
+            entries,
+            {"card": str, "question": str, "answer": str, "date": str},
+            {"source": str},
+        ):
+            card = cards.get(entry["card"])
+            if card is None:
+                raise ContentError(f"entry {index}: no card {entry['card']!r} in {game.slug}")
+            try:
+                when = date.fromisoformat(entry["date"])
+            except ValueError:
+                raise ContentError(
+                    f"entry {index}: date {entry['date']!r} is not YYYY-MM-DD"
+                ) from None
+            try:
+                _upsert(
+                    Ruling,
+                    {"card": card, "question": entry["question"].strip()},
+                    {
+                        "answer": entry["answer"].strip(),
+                        "source": (entry.get("source") or "").strip(),
+                        "date": when,
+                    },
+                    report,
+                )
+            except ValidationError as e:
+                raise ContentError(f"entry {index}: {'; '.join(e.messages)}") from None
+    return report

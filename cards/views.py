@@ -19,7 +19,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.cache import cache_control
 from django.views.decorators.http import require_safe
 
-from . import legality, rules
+from . import legality, rulebook
 from .filters import CardFilter
 from .glossary import Glossary, rules_for_card
 from .models import (
@@ -33,6 +33,8 @@ from .models import (
     RuleSection,
     ancestor_numbers,
     as_tree,
+    section_href,
+    section_links,
     snippet,
     subtree_q,
 )
@@ -158,7 +160,7 @@ def format_detail(request, game, slug):
             "code": legality.CODES[rule["rule"]],
             "site_default": rule.get("site_default", False),
             "ref": rule.get("section"),
-            "href": rules.section_href(game.slug, rule["section"], anchors[rule["section"]])
+            "href": section_href(game.slug, rule["section"], anchors[rule["section"]])
             if rule.get("section") in anchors
             else None,
         }
@@ -218,9 +220,9 @@ def card_detail(request, game, slug):
     engine = fmt.engine(_type_names(game)) if fmt and game.has_leaders else None
     glossary = Glossary.for_game(game)
     rulings = list(card.rulings.all())
-    links = rules.section_links(game) if rulings else {}  # "see 9.3" in answers: a link
+    links = section_links(game) if rulings else {}  # "see 9.3" in answers: a link
     for ruling in rulings:
-        ruling.answer_html = rules.render_markdown(ruling.answer, game=game, links=links)
+        ruling.answer_html = rulebook.render_markdown(ruling.answer, links)
         ruling.source_url = (
             ruling.source if ruling.source.startswith(("https://", "http://")) else ""
         )
@@ -288,15 +290,15 @@ def _with_hrefs(sections, game: Game) -> list[RuleSection]:
     sections = list(sections)
     for section in sections:
         section.game = game
-        section.href = rules.section_href(game.slug, section.number, section.anchor)
+        section.href = section_href(game.slug, section.number, section.anchor)
     return sections
 
 
 @require_safe
 def rule_index(request, game):
-    """The contents: every section as a nested list."""
+    """The contents: every current section as a nested list."""
     game = _get_game(game)
-    sections = _with_hrefs(RuleSection.objects.filter(game=game), game)
+    sections = _with_hrefs(RuleSection.objects.live().filter(game=game), game)
     context = {
         "game": game,
         "tree": as_tree(sections),
@@ -306,46 +308,61 @@ def rule_index(request, game):
     return render(request, "cards/rules_index.html", context)
 
 
+def _pages_q() -> Q:
+    """Sections that have a page of their own: one-part numbers (chapters too)."""
+    return Q(number__regex=r"^[0-9]+$")
+
+
 @require_safe
 def rule_section(request, game, number):
-    """A section with all its subsections, each with its anchor and a permalink."""
+    """A section with all its subsections, each with its anchor and a permalink (a chapter of
+    chaptered rules: with its sections listed). Sections a re-import removed are kept at the
+    end of the page of their first part, with a notice."""
     game = _get_game(game)
     try:
-        clean = rules.normalise_number(number)
+        clean = rulebook.normalise_number(number)
     except ValueError:
         raise Http404("No such section.") from None
     if clean != number:
         return redirect("rule-section", game=game.slug, number=clean, permanent=True)
-    ancestors = ancestor_numbers(clean)
-    rows = _with_hrefs(  # the page's sections, its ancestors and the top level: one query
+    chapters = game.rules_chapters
+    ancestors = ancestor_numbers(clean, chapters)
+    chapter = chapters and rulebook.depth(clean, chapters) == 1 and clean.isdigit()
+    inside = subtree_q(clean, chapters) & (Q(depth__lte=2) if chapter else Q())
+    rows = _with_hrefs(  # the page's sections, its ancestors and the pages: one query
         RuleSection.objects.filter(game=game).filter(
-            Q(depth=1) | Q(number__in=ancestors) | subtree_q(clean)
+            (_pages_q() | Q(number__in=ancestors)) & Q(obsolete_since__isnull=True) | inside
         ),
         game,
     )
-    section = next((s for s in rows if s.number == clean), None)
-    if section is None:
+    key = rulebook.sort_key(clean, chapters)
+    mine = [s for s in rows if s.sort_key == key or s.sort_key.startswith(key + ".")]
+    current = [s for s in mine if s.obsolete_since is None and (not chapter or s.depth <= 2)]
+    removed = [s for s in mine if s.obsolete_since is not None]
+    section = next((s for s in current if s.number == clean), None)
+    if section is None and not removed:
         raise Http404("No such section.")
-    subtree = [
-        s
-        for s in rows
-        if s.sort_key == section.sort_key or s.sort_key.startswith(section.sort_key + ".")
-    ]
-    for s in subtree:
-        s.level = min(6, 1 + s.depth - section.depth)
-    section.summary = rules.excerpt(section.body, 160)
-    tops = [s for s in rows if s.depth == 1]
+    anchors = {s.anchor for s in mine}
+    for s in mine:
+        s.level = min(6, 1 + s.depth - rulebook.depth(clean, chapters))
+        s.alias = s.number_anchor if s.number_anchor not in anchors else ""
+    tops = [s for s in rows if s.obsolete_since is None and s.number.isdigit()]
     previous = following = None
-    if section.depth == 1:
-        i = tops.index(section)
-        previous = tops[i - 1] if i else None
-        following = tops[i + 1] if i + 1 < len(tops) else None
-    terms = GlossaryTerm.objects.filter(section__in=[s.pk for s in subtree]).only(
+    if section is not None:
+        section.summary = rulebook.excerpt(section.body, 160)
+        if section in tops:
+            i = tops.index(section)
+            previous = tops[i - 1] if i else None
+            following = tops[i + 1] if i + 1 < len(tops) else None
+        section = as_tree([s for s in current])[0]
+    terms = GlossaryTerm.objects.filter(section__in=[s.pk for s in current]).only(
         "term", "slug", "section"
     )
     context = {
         "game": game,
-        "section": as_tree(subtree)[0],
+        "number": clean,
+        "section": section,
+        "removed": removed,
         "ancestors": [s for number in ancestors for s in rows if s.number == number],
         "previous": previous,
         "next": following,
@@ -356,22 +373,23 @@ def rule_section(request, game, number):
 
 @require_safe
 def rule_search(request, game):
-    """Sections matching the query, best first, with highlighted snippets."""
+    """Current sections matching the query, best first, with highlighted snippets."""
     game = _get_game(game)
     form = RuleSearchForm(request.GET)
     valid = form.is_valid()
     query = form.cleaned_data["q"] if valid else ""
     page, results = None, []
+    sections = RuleSection.objects.live().filter(game=game)
     if query and request.GET.get("page") is None:
         try:  # a rule's number: go straight to that rule
-            number = rules.normalise_number(query)
+            number = rulebook.normalise_number(query)
         except ValueError:
             number = None
-        target = RuleSection.objects.filter(game=game, number=number).first() if number else None
+        target = sections.filter(number=number).first() if number else None
         if target is not None:
-            return redirect(rules.section_href(game.slug, target.number, target.anchor))
+            return redirect(section_href(game.slug, target.number, target.anchor))
     if query:
-        found = RuleSection.objects.filter(game=game).search(query)
+        found = sections.search(query, game.language)
         page = Paginator(found, RESULTS_PER_PAGE).get_page(request.GET.get("page"))
         page.elided_range = list(page.paginator.get_elided_page_range(page.number))
         results = _with_hrefs(page.object_list, game)
@@ -422,7 +440,7 @@ def rule_glossary(request, game):
 def rule_print(request, game):
     """Every section in order on one page, for printing."""
     game = _get_game(game)
-    sections = _with_hrefs(RuleSection.objects.filter(game=game), game)
+    sections = _with_hrefs(RuleSection.objects.live().filter(game=game), game)
     for section in sections:
         section.level = min(6, section.depth + 1)
     return render(request, "cards/rules_print.html", {"game": game, "sections": sections})

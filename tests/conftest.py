@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from cards import rules, services
+from cards import rulebook, services
 from cards.models import Game
 
 SAMPLE = Path(__file__).resolve().parent.parent / "cards" / "sample" / "card-of-gods.json"
@@ -97,13 +97,13 @@ def build_world() -> Game:
 def load_rules(game: Game) -> None:
     """The sample rules of `game`, its glossary and the rulings of the cards in this world,
     imported with the functions `manage.py load_sample_data` uses."""
-    text = rules.decode((RULES / f"{game.slug}.md").read_bytes())
-    rules.import_rules(game=game, text=text)
+    text = rulebook.decode((RULES / f"{game.slug}.md").read_bytes())
+    services.import_rules(game=game, text=text)
     glossary = json.loads((RULES / f"{game.slug}.glossary.json").read_text(encoding="utf-8"))
-    rules.import_glossary(game=game, entries=glossary)
+    services.import_glossary(game=game, entries=glossary)
     rulings = json.loads((RULES / f"{game.slug}.rulings.json").read_text(encoding="utf-8"))
     cards = set(game.cards.values_list("slug", flat=True))
-    rules.import_rulings(game=game, entries=[r for r in rulings if r["card"] in cards])
+    services.import_rulings(game=game, entries=[r for r in rulings if r["card"] in cards])
 
 
 _RULES_ROWS: dict[int, list] = {}  # per test process: the rows the first import wrote

@@ -8,8 +8,8 @@ from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.urls import reverse
 
-from cards import rules
-from cards.models import Card, Game, GlossaryTerm, RuleSection, Ruling
+from cards import rulebook
+from cards.models import Card, Game, GlossaryTerm, RuleSection, Ruling, section_links
 
 
 def section(game, number, title="", body=""):
@@ -28,7 +28,7 @@ def other_game(db):
 
 
 def render(game, text):
-    return rules.render_markdown(text, game=game)
+    return rulebook.render_markdown(text, section_links(game))
 
 
 # --- numbers ---------------------------------------------------------------------------------
@@ -44,13 +44,13 @@ def render(game, text):
     ],
 )
 def test_number_helpers_give_padded_sort_key_and_parent(number, key, parent):
-    assert rules.sort_key(number) == key
-    assert rules.parent_number(number) == parent
+    assert rulebook.sort_key(number) == key
+    assert rulebook.parent_number(number) == parent
 
 
 def test_sort_keys_order_numbers_as_rules_not_as_text():
     numbers = ["10", "2", "2.10", "2.9", "2.9.1", "100.1b", "100.1a", "100.1"]
-    assert sorted(numbers, key=rules.sort_key) == [
+    assert sorted(numbers, key=rulebook.sort_key) == [
         "2",
         "2.9",
         "2.9.1",
@@ -64,13 +64,13 @@ def test_sort_keys_order_numbers_as_rules_not_as_text():
 
 @pytest.mark.parametrize(("raw", "clean"), [("03.1.", "3.1"), (" 4 ", "4"), ("207.4.", "207.4")])
 def test_normalise_number_strips_zeros_spaces_and_final_dot(raw, clean):
-    assert rules.normalise_number(raw) == clean
+    assert rulebook.normalise_number(raw) == clean
 
 
 @pytest.mark.parametrize("raw", ["", "a", "3..1", "3.x", "12345", "1.2.3.4.5.6.7.8.9", "-1"])
 def test_normalise_number_rejects_what_is_not_a_section_number(raw):
     with pytest.raises(ValueError):
-        rules.normalise_number(raw)
+        rulebook.normalise_number(raw)
 
 
 # --- sections --------------------------------------------------------------------------------

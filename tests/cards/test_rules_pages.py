@@ -13,8 +13,8 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils.html import strip_tags
 
-from cards import rules
-from cards.models import Card, GlossaryTerm, RuleSection
+from cards import rulebook
+from cards.models import Card, GlossaryTerm, RuleSection, section_href
 
 GAME = "card-of-gods"
 CSS = Path(__file__).resolve().parents[2] / "static" / "css" / "site.css"
@@ -117,7 +117,7 @@ def test_contents_is_a_nested_list_of_every_section_with_numbers_and_links(clien
     sections = list(RuleSection.objects.filter(game__slug=GAME))
     assert len(sections) == 60
     for s in sections:
-        assert f'href="{rules.section_href(GAME, s.number, s.anchor)}"' in html
+        assert f'href="{section_href(GAME, s.number, s.anchor)}"' in html
     # 5.5.1 is inside the list of 5.5, which is inside the list of 5
     top = response.context["tree"]
     five = next(node for node in top if node.number == "5")
@@ -171,10 +171,7 @@ def test_a_subsection_page_shows_that_subsection_and_its_own_descendants(client)
 def test_cross_links_in_a_section_body_lead_to_the_referenced_rule(client):
     html = html_of(client.get(url("rule-section", number="5")))
     target = section("5.2")
-    assert (
-        f'<a class="rule-ref" href="{rules.section_href(GAME, "5.2", target.anchor)}">5.2</a>'
-        in html
-    )
+    assert f'<a class="rule-ref" href="{section_href(GAME, "5.2", target.anchor)}">5.2</a>' in html
 
 
 def test_section_page_lists_the_terms_it_defines(client):
@@ -291,7 +288,7 @@ def test_glossary_lists_every_term_a_to_z_with_definition_aliases_and_section(cl
     for term in terms:
         assert f'id="{term.slug}"' in html
         if term.section:
-            href = rules.section_href(GAME, term.section.number, term.section.anchor)
+            href = section_href(GAME, term.section.number, term.section.anchor)
             assert f'href="{href}"' in html
     text = text_of(response)
     assert "Waiting Activation zone" in text  # an alias
@@ -344,7 +341,7 @@ def card_page(client, slug):
 def test_attack_in_card_text_links_to_the_rule_on_attacking_cards(client):
     attack = GlossaryTerm.objects.get(game__slug=GAME, term="Attack").section
     assert "Attack" in attack.title  # 11.1 Cards that make an Attack
-    href = rules.section_href(GAME, attack.number, attack.anchor)
+    href = section_href(GAME, attack.number, attack.anchor)
     html = html_of(card_page(client, "despair"))  # "Make an Attack against the target miniature."
     link = re.search(rf'<a class="term" href="{re.escape(href)}"[^>]*>Make an Attack</a>', html)
     assert link, html
@@ -390,7 +387,7 @@ def test_card_page_lists_the_rules_that_concern_the_card(client):
     assert "7.6" in concerns  # the example names Despair
     assert any("names Despair" in r for r in concerns["7.6"].reasons)
     numbers = list(concerns)
-    assert numbers == sorted(numbers, key=rules.sort_key)
+    assert numbers == sorted(numbers, key=rulebook.sort_key)
     html = html_of(response)
     assert f'href="{concerns["7.6"].href}"' in html
 

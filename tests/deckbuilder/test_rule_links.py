@@ -10,8 +10,8 @@ from urllib.parse import urlsplit
 import pytest
 from django.urls import reverse
 
-from cards import catalogue, legality, rules
-from cards.models import RuleSection
+from cards import catalogue, legality
+from cards.models import RuleSection, section_href
 from deckbuilder import services
 from deckbuilder.models import Deck
 
@@ -75,7 +75,7 @@ def test_rule_urls_point_at_the_sections_the_format_names(game):
     by_kind = {rule["rule"]: rule["section"] for rule in game.default_format().rules}
     for number in by_kind.values():
         s = RuleSection.objects.get(game=game, number=number)
-        assert urls[number] == rules.section_href(GAME, number, s.anchor)
+        assert urls[number] == section_href(GAME, number, s.anchor)
     assert urls[by_kind["colour_identity"]].endswith("#" + colour_section(game).anchor)
 
 
@@ -192,7 +192,7 @@ def test_deck_page_links_colour_mismatch_to_the_colour_matching_rule(client, ali
     deck = illegal_deck(alice, game)
     response = client.get(reverse("deck-detail", args=[deck.share_id]))
     links = rule_links(response)
-    expected = rules.section_href(GAME, colour_section(game).number, colour_section(game).anchor)
+    expected = section_href(GAME, colour_section(game).number, colour_section(game).anchor)
     assert links["colour_mismatch"] == expected
     assert_resolves(client, links["colour_mismatch"])  # one click to the matching rule
     assert set(links) == {p["code"] for p in deck.problems}
@@ -205,7 +205,7 @@ def test_builder_links_colour_mismatch_to_the_colour_matching_rule(client, alice
     assert response.status_code == 200
     links = rule_links(response)
     s = colour_section(game)
-    assert links["colour_mismatch"] == rules.section_href(GAME, s.number, s.anchor)
+    assert links["colour_mismatch"] == section_href(GAME, s.number, s.anchor)
     assert_resolves(client, links["colour_mismatch"])
 
 

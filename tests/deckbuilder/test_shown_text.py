@@ -5,7 +5,7 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.test import Client
 
-from cards import rules
+from cards import rulebook, services
 from cards.models import Game
 from cards.text import one_line, several_lines
 from deckbuilder.models import Deck
@@ -74,11 +74,11 @@ def test_staff_writes_refuse_hidden_characters_naming_the_field(staff_api, kind,
 def test_a_rules_document_with_a_bidi_override_is_refused_naming_its_line():
     game = Game.objects.get(slug="card-of-gods")
     text = "# 1 Basics\n\nPlay fair.\n\n# 2 Turns\n\nYour \u202eturn.\n"
-    with pytest.raises(rules.RulesParseError) as error:
-        rules.import_rules(game=game, text=text)
+    with pytest.raises(rulebook.RulesParseError) as error:
+        services.import_rules(game=game, text=text)
     assert error.value.line == 7 and "U+202E" in error.value.message
 
 
 def test_form_feeds_of_a_pdf_dump_are_page_layout_not_text():
-    document = rules.parse_document("1. Basics\n1.1. Play fair.\n\f1.2. Take turns.\n")
+    document = rulebook.parse_document("1. Basics\n1.1. Play fair.\n\f1.2. Take turns.\n")
     assert [s.number for s in document.sections][-1] == "1.2"

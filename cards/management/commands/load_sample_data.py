@@ -2,8 +2,9 @@
 
 Loads every cards/sample/*.json: the game and its vocabulary (services.save_game), then its
 leaders and cards (importers.import_records). Then, for each game, whichever of these exist:
-cards/sample/rules/<game>.md (rules.import_rules), <game>.glossary.json (rules.import_glossary)
-and <game>.rulings.json (rules.import_rulings). Idempotent: records are matched by slug (rule
+cards/sample/rules/<game>.md (services.import_rules), <game>.glossary.json
+(services.import_glossary)
+and <game>.rulings.json (services.import_rulings). Idempotent: records are matched by slug (rule
 sections by number, rulings by card and question) and updated in place, so a second run changes
 nothing. Any bad record fails the command and writes nothing.
 """
@@ -14,7 +15,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
-from cards import importers, rules, services
+from cards import importers, rulebook, services
 
 SAMPLE_DIR = Path(__file__).resolve().parents[2] / "sample"
 RULES_DIR = SAMPLE_DIR / "rules"
@@ -62,16 +63,16 @@ def _load_rules(game):
     path = RULES_DIR / f"{game.slug}.md"
     if path.exists():
         try:
-            report = rules.import_rules(game=game, text=rules.decode(path.read_bytes()))
-        except rules.RulesParseError as e:
+            report = services.import_rules(game=game, text=rulebook.decode(path.read_bytes()))
+        except rulebook.RulesParseError as e:
             raise CommandError(f"{path.name}, {e}") from None
         yield (
             f"rules: {len(report.sections)} sections ({report.created} created, "
             f"{report.updated} updated, {report.unchanged} unchanged)"
         )
     for suffix, load, label in (
-        ("glossary", rules.import_glossary, "glossary terms"),
-        ("rulings", rules.import_rulings, "rulings"),
+        ("glossary", services.import_glossary, "glossary terms"),
+        ("rulings", services.import_rulings, "rulings"),
     ):
         path = RULES_DIR / f"{game.slug}.{suffix}.json"
         if not path.exists():
@@ -79,6 +80,6 @@ def _load_rules(game):
         try:
             entries = json.loads(path.read_text(encoding="utf-8-sig"))
             report = load(game=game, entries=entries)
-        except (OSError, ValueError) as e:  # rules.ContentError is a ValueError
+        except (OSError, ValueError) as e:  # services.ContentError is a ValueError
             raise CommandError(f"{path.name}: {e}") from None
         yield f"{label}: {report.summary()}"
