@@ -56,6 +56,8 @@ bench: install
 	scripts/with-postgres $(BIN)/python bench/validate_rps.py
 	DATABASE_URL= $(BIN)/python bench/import_cards.py
 	scripts/with-postgres $(BIN)/python bench/import_cards.py
+	DATABASE_URL= $(BIN)/python bench/rules.py
+	scripts/with-postgres $(BIN)/python bench/rules.py
 
 clean:
 	rm -rf $(VENV) staticfiles *.egg-info db.sqlite3

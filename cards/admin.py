@@ -125,7 +125,7 @@ class GameAdmin(StaffCuratorMixin, admin.ModelAdmin):
     search_fields = ["name", "slug", "description"]
     prepopulated_fields = {"slug": ["name"]}
     fieldsets = [
-        (None, {"fields": ["name", "slug", "description", "is_sample"]}),
+        (None, {"fields": ["name", "slug", "description", "language", "is_sample"]}),
         (
             "Vocabulary: what the game calls things (pages show these words)",
             {
@@ -477,14 +477,24 @@ class RuleSectionAdmin(StaffCuratorMixin, admin.ModelAdmin):
     """Sections of a game's rules; the parent and depth follow from the number, the anchor is
     set once, and every save re-renders the game's sections (cross-links may appear)."""
 
-    list_display = ["number", "display_title", "game", "updated"]
+    list_display = ["number", "display_title", "game", "updated", "obsolete_since"]
     list_display_links = ["number", "display_title"]
-    list_filter = ["game"]
+    list_filter = ["game", ("obsolete_since", admin.EmptyFieldListFilter)]
     list_select_related = ["game"]
     search_fields = ["number", "title", "body"]
     ordering = ["game", "sort_key"]
-    readonly_fields = ["parent", "depth", "body_preview", "updated"]
-    fields = ["game", "number", "title", "anchor", "body", "body_preview", "parent", "updated"]
+    readonly_fields = ["parent", "depth", "body_preview", "updated", "obsolete_since"]
+    fields = [
+        "game",
+        "number",
+        "title",
+        "anchor",
+        "body",
+        "body_preview",
+        "parent",
+        "updated",
+        "obsolete_since",
+    ]
 
     def get_readonly_fields(self, request, obj=None):
         readonly = list(super().get_readonly_fields(request, obj))

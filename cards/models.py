@@ -686,10 +686,21 @@ def section_href(game_slug: str, number: str, anchor: str) -> str:
     return reverse("rule-section", kwargs={"game": game_slug, "number": page}) + "#" + anchor
 
 
+def section_hrefs(game_slug: str, anchors) -> dict[str, str]:
+    """{number: href} for (number, anchor) pairs; each page's address is reversed once."""
+    pages, hrefs = {}, {}
+    for number, anchor in anchors:
+        page = rulebook.page_number(number)
+        if page not in pages:
+            pages[page] = section_href(game_slug, page, "")
+        hrefs[number] = pages[page] + anchor
+    return hrefs
+
+
 def section_links(game) -> dict[str, str]:
     """{number: href} of every current section of the game, for cross-links."""
     rows = RuleSection.objects.live().filter(game=game).values_list("number", "anchor")
-    return {number: section_href(game.slug, number, anchor) for number, anchor in rows}
+    return section_hrefs(game.slug, rows)
 
 
 def free_anchor(game, base: str) -> str:
@@ -1006,12 +1017,14 @@ class RuleSection(models.Model):
         elif others.filter(anchor=self.anchor).exists():
             raise ValidationError({"anchor": "Another section of this game has this anchor."})
 
-    def derive(self, *, chapters: bool, links: dict[str, str]) -> str | None:
-        """Set what follows from the number and body (sort key, depth, the HTML with
-        cross-links from `links`, {number: href}); return the parent's number."""
+    def derive(self, *, chapters: bool, links: dict[str, str] | None) -> str | None:
+        """Set what follows from the number and body (sort key, depth, and the HTML with
+        cross-links from `links`, {number: href}; None keeps the HTML); return the parent's
+        number."""
         self.sort_key = rulebook.sort_key(self.number, chapters)
         self.depth = rulebook.depth(self.number, chapters)
-        self.body_html = rulebook.render_markdown(self.body, links)
+        if links is not None:
+            self.body_html = rulebook.render_markdown(self.body, links)
         return rulebook.parent_number(self.number, chapters)
 
     def save(self, *args, links=None, **kwargs):

@@ -25,7 +25,7 @@ from .models import (
     RuleSection,
     Ruling,
     Stat,
-    section_href,
+    section_hrefs,
     section_links,
 )
 
@@ -323,6 +323,7 @@ class RulesImport:
     revived: int = 0
     obsolete: list[str] = field(default_factory=list)  # numbers the file no longer has
     pruned: int = 0
+    language_hint: str = ""
 
     @property
     def sections(self) -> list[rulebook.ParsedSection]:
@@ -359,7 +360,14 @@ class RulesImport:
             text += f" {self.document.skipped_lines} lines before the first section were skipped."
         if self.document.warnings:
             text += f" {len(self.document.warnings)} warnings."
+        if self.language_hint:
+            text += f" {self.language_hint}"
         return text
+
+
+# What an import writes to a section it keeps (parent_id: "parent" to bulk_update).
+_WRITTEN = ("number", "title", "body", "body_html", "sort_key", "depth", "parent_id")
+_WRITTEN += ("obsolete_since",)
 
 
 def _expected_anchors(sections: list[rulebook.ParsedSection]) -> dict[str, str]:
@@ -400,6 +408,12 @@ def import_rules(
     """
     document = rulebook.parse_document(text, fmt=fmt, numbering=numbering)
     report = RulesImport(game.slug, document, dry_run)
+    cyrillic = sum("а" <= c <= "я" for c in text[:20000].casefold())
+    if cyrillic > len(text[:20000]) / 4 and game.language != "ru":
+        report.language_hint = (
+            "The text is Russian but the game's language is not: set it to Russian (admin) "
+            "for Russian word forms in search."
+        )
     existing = list(RuleSection.objects.filter(game=game).order_by("obsolete_since", "pk"))
     live = {s.number: s for s in existing if s.obsolete_since is None}
     old = {s.number: s for s in reversed(existing) if s.obsolete_since is not None}
@@ -431,7 +445,7 @@ def import_rules(
         else:
             anchors[parsed.number] = rulebook.unique_anchor(expected[parsed.number], taken)
             taken.add(anchors[parsed.number])
-    links = {n: section_href(game.slug, n, a) for n, a in anchors.items()}
+    links = section_hrefs(game.slug, anchors.items())
 
     now = timezone.now()
     gone = [s for s in existing if s.pk not in used]
@@ -440,30 +454,33 @@ def import_rules(
         key=lambda n: rulebook.sort_key(n, game.rules_chapters),
     )
     report.pruned = len(gone) if prune else 0
-    rows, moved, new = [], [], []
+    # Bodies are rendered again only when they or the sections they may link to changed.
+    before = section_hrefs(game.slug, ((n, s.anchor) for n, s in live.items()))
+    relink = links != before
+    original = {s.pk: tuple(getattr(s, f) for f in _WRITTEN) for s in existing}
+    rows, moved = [], []
     for parsed in document.sections:
         section = matched.get(parsed.number)
         if section is None:
             report.created += 1
             section = RuleSection(game=game, number=parsed.number, anchor=anchors[parsed.number])
-            new.append(section)
         else:
-            before = (section.number, section.title, section.body, section.sort_key)
             revived = section.obsolete_since is not None
             report.revived += revived
             if section.number != parsed.number:
                 report.renumbered += 1
                 moved.append(section)
-            elif before[1:3] != (parsed.title, parsed.body) or revived:
+            elif (section.title, section.body) != (parsed.title, parsed.body) or revived:
                 report.updated += 1
-            elif before[3] != parsed.sort_key:
+            elif section.sort_key != parsed.sort_key:
                 report.updated += 1  # the chapters of its number changed
             else:
                 report.unchanged += 1
+        render = relink or section.pk is None or section.body != parsed.body
         section.game = game
         section.number, section.title, section.body = parsed.number, parsed.title, parsed.body
-        section.obsolete_since, section.updated = None, now
-        section.derive(chapters=document.chapters, links=links)
+        section.obsolete_since = None
+        section.derive(chapters=document.chapters, links=links if render else None)
         rows.append((section, parsed))
     if dry_run:
         return report
@@ -473,26 +490,23 @@ def import_rules(
         # that leave, and those that change number, are obsolete until written back.
         parked = [s.pk for s in gone if s.obsolete_since is None] + [s.pk for s in moved]
         RuleSection.objects.filter(pk__in=parked).update(obsolete_since=now)
-        RuleSection.objects.bulk_create(new, batch_size=500)
-        by_number = {parsed.number: section for section, parsed in rows}
-        for section, parsed in rows:
-            parent = by_number.get(parsed.parent_number) if parsed.parent_number else None
-            section.parent_id = parent.pk if parent else None
-        RuleSection.objects.bulk_update(
-            [section for section, _ in rows],
-            [
-                "number",
-                "title",
-                "body",
-                "body_html",
-                "sort_key",
-                "depth",
-                "parent",
-                "obsolete_since",
-                "updated",
-            ],
-            batch_size=500,
-        )
+        by_number = {p.number: s for s, p in rows}
+        changed = []
+        for depth in sorted({p.depth for _, p in rows}):  # parents exist before their children
+            level = []
+            for section, parsed in rows:
+                if parsed.depth != depth:
+                    continue
+                parent = by_number.get(parsed.parent_number) if parsed.parent_number else None
+                section.parent_id = parent.pk if parent else None
+                if section.pk is None:
+                    section.updated = now
+                    level.append(section)
+                elif tuple(getattr(section, f) for f in _WRITTEN) != original[section.pk]:
+                    section.updated = now
+                    changed.append(section)
+            RuleSection.objects.bulk_create(level, batch_size=500)
+        RuleSection.objects.bulk_update(changed, [*_WRITTEN, "updated"], batch_size=500)
         if prune:
             RuleSection.objects.filter(pk__in=[s.pk for s in gone]).delete()
         if game.rules_chapters != document.chapters:

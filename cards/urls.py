@@ -43,5 +43,15 @@ urlpatterns = [
     path("games/<slug:game>/rules/search/", views.rule_search, name="rule-search"),
     path("games/<slug:game>/rules/glossary/", views.rule_glossary, name="rule-glossary"),
     path("games/<slug:game>/rules/print/", views.rule_print, name="rule-print"),
+    path(
+        "games/<slug:game>/rules/print/<section:number>/",
+        views.rule_print_chapter,
+        name="rule-print-chapter",
+    ),
+    path(
+        "games/<slug:game>/rules/contents/<section:number>/",
+        views.rule_contents,
+        name="rule-contents",
+    ),
     path("games/<slug:game>/rules/<section:number>/", views.rule_section, name="rule-section"),
 ]

@@ -13,9 +13,10 @@ import unicodedata
 from django import forms
 from django.core.paginator import Paginator
 from django.db.models import Count, IntegerField, OuterRef, Q, Subquery
-from django.db.models.functions import Coalesce
+from django.db.models.functions import Coalesce, Substr
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.cache import patch_vary_headers
 from django.views.decorators.cache import cache_control
 from django.views.decorators.http import require_safe
 
@@ -34,6 +35,7 @@ from .models import (
     ancestor_numbers,
     as_tree,
     section_href,
+    section_hrefs,
     section_links,
     snippet,
     subtree_q,
@@ -284,28 +286,127 @@ class RuleSearchForm(forms.Form):
     )
 
 
-def _with_hrefs(sections, game: Game) -> list[RuleSection]:
+# The contents list every section when a game has at most this many current ones; above, it
+# lists the chapters (top-level sections) only, and each chapter's contents are a page of their
+# own (rule_contents), which htmx loads into the chapter's block when it is opened.
+CONTENTS_ONE_PAGE_MAX = 400
+# What the contents show of a section: number and display title (the start of the body for an
+# untitled rule), linked to its page; not the rendered body.
+_CONTENTS_FIELDS = ("game", "number", "title", "body", "anchor", "parent", "depth", "sort_key")
+
+
+def _size(section: RuleSection) -> int:
+    """How many sections a section of `as_tree` holds, at any depth."""
+    return sum(1 + _size(node) for node in section.nodes)
+
+
+def _linked(sections, game: Game) -> list[RuleSection]:
     """The sections as a list, each with `game` set (no query per section) and `href`, its
-    permalink (the page of its top-level section, at its anchor)."""
+    permalink (the page of its first part, at its anchor)."""
     sections = list(sections)
+    pages = section_hrefs(game.slug, ((rulebook.page_number(s.number), "") for s in sections))
     for section in sections:
         section.game = game
-        section.href = section_href(game.slug, section.number, section.anchor)
+        section.href = pages[rulebook.page_number(section.number)] + section.anchor
     return sections
+
+
+def _is_htmx(request) -> bool:
+    """An htmx request for a fragment (not the restore of a page from htmx's history)."""
+    return (
+        request.headers.get("HX-Request") == "true"
+        and request.headers.get("HX-History-Restore-Request") != "true"
+    )
+
+
+def _top_number(number: str, game: Game) -> str:
+    """The number of a top-level section (a chapter of chaptered rules) as written in its URL,
+    normalised; Http404 for anything else."""
+    try:
+        clean = rulebook.normalise_number(number)
+    except ValueError:
+        raise Http404("No such chapter.") from None
+    if not clean.isdigit() or rulebook.depth(clean, game.rules_chapters) != 1:
+        raise Http404("No such chapter.")
+    return clean
 
 
 @require_safe
 def rule_index(request, game):
-    """The contents: every current section as a nested list."""
-    game = _get_game(game)
-    sections = _with_hrefs(RuleSection.objects.live().filter(game=game), game)
+    """The contents: a collapsible block per chapter (top-level section), its sections nested
+    inside. A game with more than CONTENTS_ONE_PAGE_MAX current sections gets its chapters
+    only, each with its size and a link to its contents page, which htmx loads into the block.
+
+    The game is read with its number of current sections; then every section (one query), or
+    the chapters (one query) and the size of each (one more: a chapter's sort key is the first
+    four characters of its sections' keys). 3 queries in all, 4 for a large rulebook."""
+    live = RuleSection.objects.live()
+    count = live.filter(game=OuterRef("pk")).order_by().values("game").annotate(n=Count("pk"))
+    game = get_object_or_404(
+        Game.objects.annotate(
+            rules_count=Coalesce(Subquery(count.values("n"), output_field=IntegerField()), 0)
+        ),
+        slug=game,
+    )
+    live = live.filter(game=game).only(*_CONTENTS_FIELDS).order_by("sort_key")
+    paged = game.rules_count > CONTENTS_ONE_PAGE_MAX
+    if paged:  # the chapters: sections without a parent (the index of parent finds them)
+        tree = as_tree(_linked(live.filter(parent__isnull=True, depth=1), game))
+        sizes = dict(
+            live.order_by()
+            .values(top=Substr("sort_key", 1, 4))
+            .annotate(n=Count("pk"))
+            .values_list("top", "n")
+        )
+        for chapter in tree:
+            chapter.size = sizes.get(chapter.sort_key, 1) - 1
+    else:
+        tree = as_tree(_linked(live, game))
+        for chapter in tree:
+            chapter.size = _size(chapter)
     context = {
         "game": game,
-        "tree": as_tree(sections),
-        "count": len(sections),
+        "tree": tree,
+        "count": game.rules_count,
+        "paged": paged,
         "form": RuleSearchForm(),
     }
     return render(request, "cards/rules_index.html", context)
+
+
+@require_safe
+def rule_contents(request, game, number):
+    """The contents of one chapter (top-level section): its sections as a nested list, with
+    links to read and print it. A page of its own (title, breadcrumbs, the previous and next
+    chapters); to htmx only the list, which the contents page loads into the chapter's block.
+    One query reads the chapter's sections and the other chapters."""
+    game = _get_game(game)
+    clean = _top_number(number, game)
+    if clean != number:
+        return redirect("rule-contents", game=game.slug, number=clean, permanent=True)
+    rows = _linked(
+        RuleSection.objects.live()
+        .filter(game=game)
+        .filter(Q(depth=1) | subtree_q(clean, game.rules_chapters))
+        .only(*_CONTENTS_FIELDS)
+        .order_by("sort_key"),
+        game,
+    )
+    tops = as_tree(rows)  # the chapters; this one with its sections
+    chapter = next((s for s in tops if s.number == clean), None)
+    if chapter is None:
+        raise Http404("No such chapter.")
+    chapter.size = _size(chapter)
+    context = {"game": game, "chapter": chapter}
+    if _is_htmx(request):
+        response = render(request, "cards/rules_chapter_contents.html", context)
+    else:
+        i = tops.index(chapter)
+        context["previous"] = tops[i - 1] if i else None
+        context["next"] = tops[i + 1] if i + 1 < len(tops) else None
+        response = render(request, "cards/rules_contents.html", context)
+    patch_vary_headers(response, ["HX-Request"])
+    return response
 
 
 def _pages_q() -> Q:
@@ -329,7 +430,7 @@ def rule_section(request, game, number):
     ancestors = ancestor_numbers(clean, chapters)
     chapter = chapters and rulebook.depth(clean, chapters) == 1 and clean.isdigit()
     inside = subtree_q(clean, chapters) & (Q(depth__lte=2) if chapter else Q())
-    rows = _with_hrefs(  # the page's sections, its ancestors and the pages: one query
+    rows = _linked(  # the page's sections, its ancestors and the pages: one query
         RuleSection.objects.filter(game=game).filter(
             (_pages_q() | Q(number__in=ancestors)) & Q(obsolete_since__isnull=True) | inside
         ),
@@ -392,7 +493,7 @@ def rule_search(request, game):
         found = sections.search(query, game.language)
         page = Paginator(found, RESULTS_PER_PAGE).get_page(request.GET.get("page"))
         page.elided_range = list(page.paginator.get_elided_page_range(page.number))
-        results = _with_hrefs(page.object_list, game)
+        results = _linked(page.object_list, game)
         for section in results:
             section.snippet = snippet(section, query)
     context = {
@@ -423,7 +524,7 @@ def rule_glossary(request, game):
     groups: dict[str, list[GlossaryTerm]] = {}
     for term in terms:
         if term.section is not None:
-            _with_hrefs([term.section], game)
+            _linked([term.section], game)
         groups.setdefault(_initial(term.term), []).append(term)
     extra = sorted(set(groups) - set(string.ascii_uppercase))
     letters = [(letter, letter in groups) for letter in [*string.ascii_uppercase, *extra]]
@@ -436,11 +537,45 @@ def rule_glossary(request, game):
     return render(request, "cards/rules_glossary.html", context)
 
 
+def _printable(sections) -> list[dict]:
+    """What a printable page shows of each section, in rule order (one query): plain dicts,
+    numbers as text (`level`, its heading's level). A whole rulebook is thousands of sections,
+    and the template engine reads a dict's keys much faster than a model's attributes."""
+    rows = list(
+        sections.order_by("sort_key").values("number", "title", "body_html", "anchor", "depth")
+    )
+    for row in rows:
+        row["level"] = str(min(6, row["depth"] + 1))
+        row["depth"] = str(row["depth"])
+    return rows
+
+
 @require_safe
 def rule_print(request, game):
-    """Every section in order on one page, for printing."""
+    """Every current section in order on one page, for printing, with links to print one
+    chapter (top-level section) instead."""
     game = _get_game(game)
-    sections = _with_hrefs(RuleSection.objects.live().filter(game=game), game)
-    for section in sections:
-        section.level = min(6, section.depth + 1)
-    return render(request, "cards/rules_print.html", {"game": game, "sections": sections})
+    sections = _printable(RuleSection.objects.live().filter(game=game))
+    context = {
+        "game": game,
+        "sections": sections,
+        "chapters": [s for s in sections if s["depth"] == "1"],
+    }
+    return render(request, "cards/rules_print.html", context)
+
+
+@require_safe
+def rule_print_chapter(request, game, number):
+    """One chapter (top-level section) and all its current sections, in order, for printing:
+    one query for the sections."""
+    game = _get_game(game)
+    clean = _top_number(number, game)
+    if clean != number:
+        return redirect("rule-print-chapter", game=game.slug, number=clean, permanent=True)
+    sections = _printable(
+        RuleSection.objects.live().filter(game=game).filter(subtree_q(clean, game.rules_chapters))
+    )
+    if not sections or sections[0]["number"] != clean:
+        raise Http404("No such chapter.")
+    context = {"game": game, "sections": sections, "chapter": sections[0]}
+    return render(request, "cards/rules_print.html", context)

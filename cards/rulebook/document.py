@@ -6,8 +6,11 @@ rules are numbered paragraphs), Markdown headings, reStructuredText titles, ``**
 ***`` lines, plain text with short heading lines.
 
 Numbering (``numbering``):
-- ``document`` (the default): a section keeps the number the document gives it; one without
-  (``# Setup``) is numbered by position, the next child of the enclosing section;
+- by default, as ``document``; but when the document's own numbers repeat or go backwards
+  (chapters that each start again at 1), its headings are numbered by position, with a warning;
+- ``document``: a section keeps the number the document gives it (numbers that repeat or go
+  backwards are an error); one without (``# Setup``) is numbered by position, the next child
+  of the enclosing section;
 - ``position``: every heading is numbered by position and its text, number included, is its
   title.
 A section numbered by position is anchored on its title, so inserting a heading before it
@@ -128,7 +131,16 @@ def parse_document(
         elif style in ("markdown", "rst"):
             headings = _document_title(headings, warn)
         chapters = _chaptered(headings)
-        sections = _number(headings, chapters)
+        try:
+            sections = _number(headings, chapters)
+        except NumberingError as e:
+            if numbering or style == "numbered":
+                raise
+            warn(e.line, f"{e.message}: headings numbered by position instead")
+            for heading in headings:  # their own numbers stay in their titles
+                heading.number, heading.title = None, heading.written or heading.title
+            chapters = False
+            sections = _number(headings, chapters)
     except RulesParseError as e:  # parsers count lines from 0: the editor's line number
         raise RulesParseError(source.line(e.line), e.message) from None
     sections = [
@@ -183,6 +195,10 @@ def _chaptered(headings: list[Heading]) -> bool:
     return False
 
 
+class NumberingError(RulesParseError):
+    """A document's own numbers repeat or go backwards."""
+
+
 @dataclass
 class _Numbered:
     number: str
@@ -205,12 +221,12 @@ def _number(headings: list[Heading], chapters: bool) -> list[_Numbered]:
         if parent is not None and parent not in seen:
             add(parent, "", "", line, False)  # e.g. 207 for a document starting at 207.4
         if number in seen:
-            raise RulesParseError(
+            raise NumberingError(
                 line, f"section {number} appears twice (first on line {seen[number] + 1})"
             )
         previous = last_child.get(parent)
         if previous is not None and sort_key(number, chapters) < sort_key(previous, chapters):
-            raise RulesParseError(
+            raise NumberingError(
                 line, f"section {number} comes after {previous}: numbers must increase"
             )
         if len(title) > MAX_TITLE:

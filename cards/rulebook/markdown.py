@@ -3,13 +3,19 @@
 A heading keeps its own number when it is unmistakable (``4.2 Title``, ``4. Title``) or, as
 in ``4 Title``, when most headings of the document are numbered; otherwise (``## 2 PLAYER
 GAME`` among unnumbered headings) the number is part of the title and the section is numbered
-by position."""
+by position.
+
+Tables: a pipe table comes out between blank lines, unindented unless in a list item, and as
+wide as its widest row (Python-Markdown reads none right after a paragraph line, reads a line
+after it as a row, drops cells past the header's and reads an indented one as code); grid and
+simple tables of reStructuredText, common in community rulebooks, become pipe tables too
+(`base.tables_to_markdown`). Tables in fenced code are kept as written."""
 
 from __future__ import annotations
 
 import re
 
-from .base import Heading, Source, Warn, split_title, trim
+from .base import Heading, Source, Warn, split_title, tables_to_markdown, trim
 
 NAME, LABEL = "markdown", "Markdown"
 ATX = re.compile(r"^ {0,3}(#{1,6})[ \t]+(\S.*?)(?:[ \t]+#+)?[ \t]*$")
@@ -58,5 +64,6 @@ def read(source: Source, warn: Warn) -> list[Heading]:
         for heading, number, title in unsure:
             heading.number, heading.title = number, title
     for heading in headings:
-        heading.body = trim(heading.lines)
+        code = set(range(len(heading.lines))) - set(outside_fences(heading.lines))
+        heading.body = trim(tables_to_markdown(heading.lines, skip=code))
     return headings

@@ -56,9 +56,8 @@ BACK_MATTER = re.compile(
     re.IGNORECASE,
 )
 GLOSSARY = re.compile(r"glossary|глоссарий|словар|термин", re.IGNORECASE)
-REFERRING = re.compile(
-    r"(?:\b(?:rules?|see|sections?|and|or|of|in|under|to)|правил\w*|пункт\w*|раздел\w*|см\.)$",
-    re.IGNORECASE,
+REFERRING = re.compile(  # a line that ends so is continued by the number on the next
+    r"(?:\b(?:rules?|see|sections?|and|or|of|in|under|to)|правил\w*|пункт\w*|раздел\w*|см\.)$"
 )
 DATA_IMAGE = re.compile(r"!\[[^\]]*\]\(data:[^)]*\)")
 NEXT_GAP = 50  # a rule skips at most this many numbers after the one before it
@@ -82,7 +81,7 @@ def looks_like(source: Source) -> bool:
         outside = set(markdown.outside_fences(lines))
         headings = sum(1 for i in outside if markdown.ATX.match(lines[i]))
         numbered = sum(1 for i in outside if _multi_part_rule(lines[i]))
-        return numbered >= 10 and numbered > headings
+        return numbered >= 3 and numbered * 4 >= headings
     rules = [line for line in lines if RULE.match(line.strip())]
     return len(rules) >= 2 and any(_multi_part_rule(line) for line in rules)
 
@@ -99,6 +98,11 @@ def read(source: Source, warn: Warn) -> list[Heading]:
     rows, listed = _skip_contents(rows, warn)
     chapters = _chaptered(rows)
     wrap = wrap_width([r.text for r in rows])
+    hundreds, following = {}, None
+    for row in reversed(rows):
+        hundreds[row.index] = following
+        if row.number and row.number.isdigit() and int(row.number) >= CHAPTER:
+            following = int(row.number) // CHAPTER
     headings: list[Heading] = []
     front: list[Row] = []
     current: str | None = None
@@ -120,7 +124,7 @@ def read(source: Source, warn: Warn) -> list[Heading]:
                 headings[-1].lines.append(row.text)
             last_text = row.text
             continue
-        if row.number and _follows(row, current, seen, chapters, last_text):
+        if row.number and _follows(row, current, seen, chapters, last_text, hundreds):
             heading = Heading(len(split_number(row.number)), "", row.index, number=row.number)
             heading.written = row.text
             heading.lines.append(row.rest)
@@ -134,7 +138,7 @@ def read(source: Source, warn: Warn) -> list[Heading]:
             if row.number and row.rest[:1].isupper() and not row.heading:
                 what = "appears again" if row.number in seen else "does not follow the numbering"
                 warn(row.index, f"{row.number} {what}: read as text of {current}")
-            headings[-1].lines.append(row.text)
+            headings[-1].lines.extend(["", f"#### {row.text}", ""] if row.heading else [row.text])
         last_text = row.text
     for heading in headings:
         _finish(heading, markup, wrap)
@@ -170,7 +174,7 @@ def _drop_furniture(rows: list[Row], source: Source, warn: Warn) -> list[Row]:
     breaks = source.breaks | pages
     near = {i + d for i in breaks for d in (-2, -1, 0, 1, 2)}
     repeated = Counter(r.text for r in rows if r.text and r.index in near and not r.number)
-    running = {text for text, n in repeated.items() if n >= 3 and len(text) <= 100}
+    running = {text for text, n in repeated.items() if n >= 2 and len(text) <= 100}
     kept = []
     for row in rows:
         if row.index in pages:
@@ -229,8 +233,11 @@ def _chaptered(rows: list[Row]) -> bool:
     return False
 
 
-def _follows(row: Row, current: str | None, seen: set[str], chapters: bool, last: str) -> bool:
-    """Whether a numbered line is the next rule after `current` (None: the first rule)."""
+def _follows(
+    row: Row, current: str | None, seen: set[str], chapters: bool, last: str, hundreds: dict
+) -> bool:
+    """Whether a numbered line is the next rule after `current` (None: the first rule).
+    `hundreds`: {row index: the chapter of the next one-part rule from 100 up after it}."""
     number, text = row.number, row.rest
     if number in seen or not text or starts_lower(text):
         return False
@@ -238,6 +245,11 @@ def _follows(row: Row, current: str | None, seen: set[str], chapters: bool, last
         return False
     if not row.heading and REFERRING.search(last):
         return False  # "... as described in rule" + "702.19 ...": a wrapped reference
+    if number.isdigit():  # a one-part number: a chapter or section line, or a list item
+        if last.endswith(":"):
+            return False  # "... as follows:" + "1. Draw a card."
+        if chapters and int(number) < CHAPTER:  # a chapter: titled, and its hundreds follow
+            return is_heading_text(text) and hundreds.get(row.index) == int(number)
     if current is None:
         return True
     if sort_key(number, chapters) <= sort_key(current, chapters):
@@ -249,8 +261,9 @@ def _follows(row: Row, current: str | None, seen: set[str], chapters: bool, last
         ancestors.append(walk)
         walk = parent_number(walk, chapters)
     last_part = split_number(number)[-1]
-    if parent == current:  # a first sub-rule
-        return not last_part.isdigit() or int(last_part) <= FIRST_CHILD
+    if parent == current:  # a first sub-rule (of a chapter: the first of its hundreds)
+        first = int(parent) * CHAPTER if chapters and "." not in number and parent else 0
+        return not last_part.isdigit() or int(last_part) - first <= FIRST_CHILD
     sibling = next((a for a in ancestors if parent_number(a, chapters) == parent), None)
     if sibling is not None:  # the next of current or of one of its ancestors
         before = split_number(sibling)[-1]

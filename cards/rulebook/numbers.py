@@ -14,6 +14,7 @@ flag; nothing else changes (a section is still read on the page of its first par
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 
@@ -25,11 +26,12 @@ CHAPTER = 100  # a chaptered rule's chapter is its first part divided by this
 HELP = "use numbers such as 3, 3.1, 3.1.2 or 100.1a."
 
 
-def _parts(number: str) -> list[str]:
+@functools.lru_cache(maxsize=1 << 16)  # a rulebook asks about each number many times
+def _parts(number: str) -> tuple[str, ...]:
     match = _NUMBER_RE.fullmatch(number or "")
     if not match:
         raise ValueError(f"{number!r} is not a section number: {HELP}")
-    return match[1].split(".") + [p for p in match.groups()[1:] if p]
+    return (*match[1].split("."), *(p for p in match.groups()[1:] if p))
 
 
 def normalise_number(number: str) -> str:
@@ -48,7 +50,7 @@ def normalise_number(number: str) -> str:
 
 def split_number(number: str) -> list[str]:
     """'3.1.2' -> ['3', '1', '2']; '100.1a' -> ['100', '1', 'a']; '903.1a-3' -> [..., 'a', '3']."""
-    return _parts(number)
+    return list(_parts(number))
 
 
 def chapter_of(number: str, chapters: bool) -> str | None:
@@ -73,6 +75,7 @@ def depth(number: str, chapters: bool = False) -> int:
     return len(_parts(number)) + (chapter_of(number, chapters) is not None)
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def sort_key(number: str, chapters: bool = False) -> str:
     """'3.1.2' -> '0003.0001.0002', so that sorting the text sorts the rules; chaptered
     '100.1' -> '0001.0100.0001' (after chapter 1, before chapter 2)."""

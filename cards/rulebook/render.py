@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import html
 import re
+import threading
 from urllib.parse import urlsplit
 
 import markdown
@@ -59,16 +60,26 @@ _BRACKETED = re.compile(r"\((?P<number>\d+(?:\.\d+)+(?:[a-z](?:-\d+)?)?|[1-9]\d{
 _ONE_NUMBER = re.compile(rf"{NUMBER}(?!\w)")
 
 
+_local = threading.local()
+
+
+def _converter() -> markdown.Markdown:
+    """This thread's Markdown converter: making one loads its extensions, which costs more
+    than converting a rule."""
+    if not hasattr(_local, "converter"):
+        _local.converter = markdown.Markdown(
+            extensions=MARKDOWN_EXTENSIONS,
+            extension_configs=MARKDOWN_CONFIG,
+            output_format="html",
+        )
+    return _local.converter
+
+
 def render_markdown(text: str, links: dict[str, str] | None = None) -> str:
     """Markdown -> sanitised HTML with cross-links to the sections in `links`."""
     if not (text or "").strip():
         return ""
-    converted = markdown.markdown(
-        text,
-        extensions=MARKDOWN_EXTENSIONS,
-        extension_configs=MARKDOWN_CONFIG,
-        output_format="html",
-    )
+    converted = _converter().reset().convert(text)
     clean = nh3.clean(
         converted,
         tags=ALLOWED_TAGS,

@@ -2,13 +2,15 @@
 overlined) by one punctuation character repeated at least as long as the title. Levels follow
 the order in which adornment styles are first seen. Comments and directives (``.. raw::``
 etc.) are dropped with their indented block, except admonitions (note, warning, ...), whose
-text is kept; ``#.`` lists become ``1.`` lists and ```text <url>`_`` links Markdown links."""
+text is kept; ``#.`` lists become ``1.`` lists and ```text <url>`_`` links Markdown links. Grid
+tables (``+----+`` borders) and simple tables (``=====  =====`` rules) become Markdown pipe
+tables (`base.tables_to_markdown`)."""
 
 from __future__ import annotations
 
 import re
 
-from .base import Heading, RulesParseError, Source, Warn, split_title, trim
+from .base import Heading, RulesParseError, Source, Warn, split_title, tables_to_markdown, trim
 
 NAME, LABEL = "rst", "reStructuredText"
 ADORNMENT = re.compile(r"^([!-/:-@\[-`{-~])\1+\s*$")
@@ -77,12 +79,17 @@ def read(source: Source, warn: Warn) -> list[Heading]:
                 headings[-1].lines.extend(["", f"> **{label}:**", *(f"> {b}" for b in block), ""])
             continue
         if headings:
-            line = re.sub(r"^(\s*)#\.(\s)", r"\g<1>1.\2", lines[i])
-            headings[-1].lines.append(LINK.sub(r"[\1](\2)", line))
+            headings[-1].lines.append(lines[i])
         i += 1
     for heading in headings:
-        heading.body = trim(heading.lines)
+        # Tables first: rewriting links inside one would shift its columns.
+        body = tables_to_markdown(heading.lines)
+        heading.body = trim([LINK.sub(r"[\1](\2)", _numbered_list(line)) for line in body])
     return headings
+
+
+def _numbered_list(line: str) -> str:
+    return re.sub(r"^(\s*)#\.(\s)", r"\g<1>1.\2", line)
 
 
 def _block(lines: list[str], start: int) -> tuple[list[str], int]:

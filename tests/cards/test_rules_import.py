@@ -265,7 +265,7 @@ def test_reading_as_a_forced_format():
 )
 def test_bad_documents_give_an_error_naming_the_line(text, line, message):
     with pytest.raises(rulebook.RulesParseError) as error:
-        rulebook.parse_document(text)
+        rulebook.parse_document(text, numbering="document")
     assert error.value.line == line
     assert message in error.value.message
     assert str(error.value).startswith(f"line {line}: ")
@@ -280,7 +280,9 @@ def test_undecodable_bytes_give_an_error_naming_the_line():
 def test_a_bad_document_writes_nothing(game):
     services.import_rules(game=game, text="# 1 Kept\n\nOld.\n")
     with pytest.raises(rulebook.RulesParseError):
-        services.import_rules(game=game, text="# 1 Changed\n\n# 2 B\n\n# 2 C\n")
+        services.import_rules(
+            game=game, text="# 1 Changed\n\n# 2 B\n\n# 2 C\n", numbering="document"
+        )
     assert list(RuleSection.objects.filter(game=game).values_list("number", "title")) == [
         ("1", "Kept")
     ]
