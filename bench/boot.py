@@ -1,10 +1,12 @@
 """What every in-process benchmark does first: production-like settings (DEBUG off records no
-queries) unless the caller chose otherwise, then django.setup(). Import this module before any
-of the project's."""
+queries) unless the caller chose otherwise, a temporary SQLite database of its own when
+DATABASE_URL is unset or empty (never the project's db.sqlite3), then django.setup(). Import
+this module before any of the project's."""
 
 import os
 import secrets
 import sys
+import tempfile
 import warnings
 from pathlib import Path
 
@@ -18,6 +20,9 @@ for key, value in {
     "ALLOWED_HOSTS": "localhost,testserver",
 }.items():
     os.environ.setdefault(key, value)
+if not os.environ.get("DATABASE_URL"):
+    TEMP = tempfile.TemporaryDirectory(prefix="bench-")  # removed when the process ends
+    os.environ["DATABASE_URL"] = f"sqlite:///{TEMP.name}/bench.sqlite3"
 warnings.filterwarnings("ignore", "No directory at")  # whitenoise: no collected static files
 
 import django  # noqa: E402

@@ -34,14 +34,10 @@ import os
 import platform
 import random
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-if not os.environ.get("DATABASE_URL"):  # never the project's db.sqlite3: a database of our own
-    TEMP = tempfile.TemporaryDirectory(prefix="import-bench-")
-    os.environ["DATABASE_URL"] = f"sqlite:///{TEMP.name}/bench.sqlite3"
 sys.path.insert(0, str(ROOT))
 import boot  # noqa: E402,F401  (bench/boot.py: settings, django.setup())
 import django

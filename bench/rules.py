@@ -37,14 +37,10 @@ import platform
 import random
 import statistics
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-if not os.environ.get("DATABASE_URL"):  # never the project's db.sqlite3: a database of our own
-    TEMP = tempfile.TemporaryDirectory(prefix="rules-bench-")
-    os.environ["DATABASE_URL"] = f"sqlite:///{TEMP.name}/bench.sqlite3"
 sys.path.insert(0, str(ROOT))
 import boot  # noqa: F401  (bench/boot.py: settings, django.setup())
 import django

@@ -520,21 +520,20 @@ def rerender_sections(*, game) -> int:
     """Render every section and glossary definition of the game again (after an admin edit
     that may add or remove cross-link targets); returns how many changed."""
     links = section_links(game)
-    changed = []
-    for section in RuleSection.objects.filter(game=game):
-        rendered = rulebook.render_markdown(section.body, links)
-        if rendered != section.body_html:
-            section.body_html = rendered
-            changed.append(section)
-    RuleSection.objects.bulk_update(changed, ["body_html"], batch_size=500)
-    terms = []
-    for term in GlossaryTerm.objects.filter(game=game):
-        rendered = rulebook.render_markdown(term.definition, links)
-        if rendered != term.definition_html:
-            term.definition_html = rendered
-            terms.append(term)
-    GlossaryTerm.objects.bulk_update(terms, ["definition_html"], batch_size=500)
-    return len(changed) + len(terms)
+    changed = 0
+    for model, source, target in (
+        (RuleSection, "body", "body_html"),
+        (GlossaryTerm, "definition", "definition_html"),
+    ):
+        rows = []
+        for row in model.objects.filter(game=game):
+            rendered = rulebook.render_markdown(getattr(row, source), links)
+            if rendered != getattr(row, target):
+                setattr(row, target, rendered)
+                rows.append(row)
+        model.objects.bulk_update(rows, [target], batch_size=500)
+        changed += len(rows)
+    return changed
 
 
 # --- glossary and rulings (sample content files) --------------------------------------------

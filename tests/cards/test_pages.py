@@ -10,11 +10,11 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
-from django.utils.html import strip_tags
 
 from cards import services
 from cards.models import Card, Game, Leader
 from cards.views import CARDS_PER_PAGE, leaders_able_to_use
+from tests.html import meta, text_of
 
 GAME = "card-of-gods"
 
@@ -25,18 +25,6 @@ def names(response):
 
 def browse(client, query=""):
     return client.get(f"/games/{GAME}/cards/?{query}")
-
-
-def text_of(response):
-    """The page as a visitor reads it: tags removed, whitespace collapsed."""
-    return re.sub(r"\s+", " ", strip_tags(response.content.decode()))
-
-
-def meta(response, attr, name):
-    match = re.search(
-        rf'<meta {attr}="{re.escape(name)}" content="([^"]*)"', response.content.decode()
-    )
-    return match and match.group(1)
 
 
 def make_cards(game, prefix, count, start=0):

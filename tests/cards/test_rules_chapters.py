@@ -15,6 +15,7 @@ from django.utils.html import strip_tags
 
 from cards import services, views
 from cards.models import RuleSection, section_href
+from tests.html import html_of, ids_in, meta, text_of
 
 SLUG = "chaptered"
 CHAPTERS = {"1": "Game Concepts", "2": "Parts of a Card", "3": "Card Types"}
@@ -56,23 +57,6 @@ def large(monkeypatch):
 
 def url(name, game=SLUG, **kwargs):
     return reverse(name, kwargs={"game": game, **kwargs})
-
-
-def html_of(response) -> str:
-    return response.content.decode()
-
-
-def text_of(response) -> str:
-    return re.sub(r"\s+", " ", strip_tags(html_of(response)))
-
-
-def meta(response, attr, name):
-    match = re.search(rf'<meta {attr}="{re.escape(name)}" content="([^"]*)"', html_of(response))
-    return match and match.group(1)
-
-
-def ids_in(response) -> set[str]:
-    return set(re.findall(r'\sid="([^"]+)"', html_of(response)))
 
 
 def href(game, number) -> str:

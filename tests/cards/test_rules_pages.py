@@ -15,6 +15,7 @@ from django.utils.html import strip_tags
 
 from cards import rulebook
 from cards.models import Card, GlossaryTerm, RuleSection, section_href
+from tests.html import html_of, ids_in, meta, text_of
 
 GAME = "card-of-gods"
 CSS = Path(__file__).resolve().parents[2] / "static" / "css" / "site.css"
@@ -24,19 +25,6 @@ pytestmark = pytest.mark.usefixtures("sample_rules")
 
 def url(name, **kwargs):
     return reverse(name, kwargs={"game": GAME, **kwargs})
-
-
-def html_of(response) -> str:
-    return response.content.decode()
-
-
-def text_of(response) -> str:
-    return re.sub(r"\s+", " ", strip_tags(html_of(response)))
-
-
-def meta(response, attr, name):
-    match = re.search(rf'<meta {attr}="{re.escape(name)}" content="([^"]*)"', html_of(response))
-    return match and match.group(1)
 
 
 def count_queries(client, path):
@@ -49,10 +37,6 @@ def count_queries(client, path):
 
 def section(number) -> RuleSection:
     return RuleSection.objects.get(game__slug=GAME, number=number)
-
-
-def ids_in(response) -> set[str]:
-    return set(re.findall(r'\sid="([^"]+)"', html_of(response)))
 
 
 # --- every page: 200, title, description, OpenGraph -------------------------------------------

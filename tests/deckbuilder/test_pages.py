@@ -5,36 +5,23 @@ the redirect, read the page. htmx requests send `HX-Request: true` and get parti
 """
 
 import re
-from html import unescape
 
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
-from django.utils.html import strip_tags
 
 from cards import catalogue, legality
 from cards import services as card_services
 from cards.models import Card, Leader
 from deckbuilder import services
 from deckbuilder.models import Deck, Visibility
+from tests.html import meta, text_of
 
 pytestmark = pytest.mark.django_db
 
 GAME = "card-of-gods"
 HTMX = {"HTTP_HX_REQUEST": "true"}
-
-
-def text_of(response) -> str:
-    """The page as a visitor reads it: tags removed, whitespace collapsed."""
-    return re.sub(r"\s+", " ", unescape(strip_tags(response.content.decode())))
-
-
-def meta(response, attr, name):
-    match = re.search(
-        rf'<meta {attr}="{re.escape(name)}" content="([^"]*)"', response.content.decode()
-    )
-    return match and match.group(1)
 
 
 def card(slug) -> Card:
