@@ -60,7 +60,7 @@ REFERRING = re.compile(  # a line that ends so is continued by the number on the
     r"(?:\b(?:rules?|see|sections?|and|or|of|in|under|to)|правил\w*|пункт\w*|раздел\w*|см\.)$"
 )
 DATA_IMAGE = re.compile(r"!\[[^\]]*\]\(data:[^)]*\)")
-NEXT_GAP = 50  # a rule skips at most this many numbers after the one before it
+NEXT_GAP = 50  # a sub-rule skips at most this many numbers after the one before it
 FIRST_CHILD = 10  # a first sub-rule is numbered at most this
 
 
@@ -267,7 +267,7 @@ def _follows(
     sibling = next((a for a in ancestors if parent_number(a, chapters) == parent), None)
     if sibling is not None:  # the next of current or of one of its ancestors
         before = split_number(sibling)[-1]
-        if last_part.isdigit() and before.isdigit():
+        if last_part.isdigit() and before.isdigit() and "." in number:  # sections may jump
             return int(last_part) - int(before) <= NEXT_GAP
         return True
     # a parent not written (a rule under a section the document leaves out): a jump forward

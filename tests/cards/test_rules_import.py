@@ -96,6 +96,8 @@ def test_seed_001_numbered_rules_nest_by_number_and_get_a_created_parent():
     # A rule that is a sentence has no title: its text opens the body.
     assert sections["208.4"].title == ""
     assert sections["208.4"].body.startswith("Герой не может атаковать")
+    assert sections["301"].title == "Подготовительный этап"  # 211 to 301: sections may jump
+    assert document.warnings == []
     # An unnumbered line stays in the body of the rule above it.
     assert "Часть 3. Этапы и фазы игры" in sections["211.4"].body
 
