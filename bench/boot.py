@@ -28,3 +28,26 @@ warnings.filterwarnings("ignore", "No directory at")  # whitenoise: no collected
 import django  # noqa: E402
 
 django.setup()
+
+
+def migrate_and_describe() -> None:
+    """Migrate the benchmark's database, then print what the figures were measured on."""
+    import platform
+    import time
+
+    from django.conf import settings
+    from django.core.management import call_command
+    from django.db import connection
+
+    call_command("migrate", verbosity=0, interactive=False)
+    if connection.vendor == "sqlite":
+        database = f"SQLite {connection.Database.sqlite_version}"
+    else:
+        with connection.cursor() as cursor:
+            cursor.execute("SHOW server_version")
+            database = f"PostgreSQL {cursor.fetchone()[0]}"
+    print(
+        f"{database}, Django {django.get_version()}, Python {platform.python_version()}, "
+        f"{os.cpu_count()} CPUs, DEBUG={settings.DEBUG}, {time.strftime('%Y-%m-%d %H:%M %Z')}, "
+        f"load average {os.getloadavg()[0]:.1f}"
+    )

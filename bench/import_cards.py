@@ -30,8 +30,6 @@ import argparse
 import io
 import itertools
 import json
-import os
-import platform
 import random
 import sys
 import time
@@ -39,10 +37,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-import boot  # noqa: E402,F401  (bench/boot.py: settings, django.setup())
-import django
-from django.conf import settings
-from django.core.management import call_command
+import boot  # bench/boot.py: settings, django.setup()
 from django.db import connection
 
 from cards import importers, services
@@ -140,18 +135,7 @@ def main() -> None:
     parser.add_argument("--rows", type=int, default=5000, help="cards in the file (default 5000)")
     args = parser.parse_args()
 
-    call_command("migrate", verbosity=0, interactive=False)
-    if connection.vendor == "sqlite":
-        database = f"SQLite {connection.Database.sqlite_version}"
-    else:
-        with connection.cursor() as cursor:
-            cursor.execute("SHOW server_version")
-            database = f"PostgreSQL {cursor.fetchone()[0]}"
-    print(
-        f"{database}, Django {django.get_version()}, Python {platform.python_version()}, "
-        f"{os.cpu_count()} CPUs, DEBUG={settings.DEBUG}, {time.strftime('%Y-%m-%d %H:%M %Z')}, "
-        f"load average {os.getloadavg()[0]:.1f}"
-    )
+    boot.migrate_and_describe()
     game = the_game()
     document = card_file(args.rows, game)
     cards = document["cards"]

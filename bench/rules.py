@@ -32,8 +32,6 @@ not a test.
 # ruff: noqa: E402  (Django must be set up before the project's modules are imported)
 
 import argparse
-import os
-import platform
 import random
 import statistics
 import sys
@@ -42,10 +40,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-import boot  # noqa: F401  (bench/boot.py: settings, django.setup())
-import django
-from django.conf import settings
-from django.core.management import call_command
+import boot  # bench/boot.py: settings, django.setup()
 from django.db import connection
 from django.test import Client
 from django.urls import NoReverseMatch, reverse
@@ -162,18 +157,7 @@ def main() -> None:
     )
     args = parser.parse_args()
 
-    call_command("migrate", verbosity=0, interactive=False)
-    if connection.vendor == "sqlite":
-        database = f"SQLite {connection.Database.sqlite_version}"
-    else:
-        with connection.cursor() as cursor:
-            cursor.execute("SHOW server_version")
-            database = f"PostgreSQL {cursor.fetchone()[0]}"
-    print(
-        f"{database}, Django {django.get_version()}, Python {platform.python_version()}, "
-        f"{os.cpu_count()} CPUs, DEBUG={settings.DEBUG}, {time.strftime('%Y-%m-%d %H:%M %Z')}, "
-        f"load average {os.getloadavg()[0]:.1f}"
-    )
+    boot.migrate_and_describe()
     game = services.save_game(definition={"slug": SLUG, "name": "Rules Bench"})
     RuleSection.objects.filter(game=game).delete()
     text = rules_text(args.rules)

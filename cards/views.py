@@ -457,7 +457,7 @@ def rule_section(request, game, number):
             i = tops.index(section)
             previous = tops[i - 1] if i else None
             following = tops[i + 1] if i + 1 < len(tops) else None
-        section = as_tree([s for s in current])[0]
+        section = as_tree(current)[0]
     terms = GlossaryTerm.objects.filter(section__in=[s.pk for s in current]).only(
         "term", "slug", "section"
     )
