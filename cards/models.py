@@ -14,6 +14,7 @@ from django.contrib.postgres.search import (
     SearchVectorField,
 )
 from django.core.exceptions import ValidationError
+from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import connection, models
 from django.db.models import Case, Exists, F, FloatField, Func, OuterRef, Q, Value, When
 from django.db.models.functions import Lower
@@ -219,6 +220,7 @@ class Keyword(models.Model):
         super().save(*args, **kwargs)
 
 
+MAX_HAND = 30
 ONE_DEFAULT = "Another format of this game is its default: make that one not the default first."
 
 
@@ -253,6 +255,11 @@ class Format(models.Model):
         default=dict, blank=True, help_text='{"card-slug": most copies allowed}; 0 = banned.'
     )
     notes = models.TextField(blank=True, help_text="What the format is; what the site chose.")
+    hand_size = models.PositiveSmallIntegerField(
+        default=5,
+        validators=[MinValueValidator(1), MaxValueValidator(MAX_HAND)],
+        help_text="Cards in a starting hand: the deck page's sample hand draws this many.",
+    )
 
     class Meta:
         ordering = ["game", "position", "slug"]
@@ -265,6 +272,10 @@ class Format(models.Model):
                 violation_error_message=ONE_DEFAULT,
             ),
             models.CheckConstraint(condition=~Q(slug=""), name="format_slug_not_empty"),
+            models.CheckConstraint(
+                condition=Q(hand_size__gte=1) & Q(hand_size__lte=MAX_HAND),
+                name="format_hand_size_1_to_30",
+            ),
         ]
 
     def __str__(self):
@@ -288,6 +299,7 @@ class Format(models.Model):
             "rules": self.rules,
             "banlist": self.banlist or {},
             "notes": self.notes,
+            "hand_size": self.hand_size,
         }
 
     def engine(self, type_names: dict[str, str] | None = None) -> legality.Format:

@@ -276,6 +276,7 @@ def save_format(*, game: Game, data: Mapping, position: int | None = None) -> Fo
     fmt.rules = data.get("rules") or []
     fmt.banlist = data.get("banlist") or {}
     fmt.notes = data.get("notes") or ""
+    fmt.hand_size = data.get("hand_size") or Format._meta.get_field("hand_size").default
     if position is not None:
         fmt.position = position
     elif fmt.pk is None:  # a new format goes after the others

@@ -69,6 +69,11 @@ class Deck(models.Model):
         related_name="+",
     )
     unpublished_at = models.DateTimeField(null=True, blank=True)
+    # The deck this one was copied from, and how many players copied this one (not its owner).
+    copied_from = models.ForeignKey(
+        "self", on_delete=models.SET_NULL, null=True, blank=True, related_name="copied_to"
+    )
+    copies = models.PositiveIntegerField(default=0)
     created = models.DateTimeField(auto_now_add=True)
     updated = models.DateTimeField(auto_now=True)
 
@@ -91,6 +96,7 @@ class Deck(models.Model):
             models.Index(fields=["owner", "-updated"], name="deck_owner_updated"),
             models.Index(fields=["visibility", "game", "-updated"], name="deck_listing"),
             models.Index(fields=["leader", "visibility"], name="deck_leader_visibility"),
+            models.Index(fields=["visibility", "-copies", "-updated"], name="deck_most_copied"),
         ]
 
     def __str__(self):

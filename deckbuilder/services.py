@@ -11,6 +11,7 @@ from collections.abc import Iterable, Mapping
 
 from django.contrib.admin.models import CHANGE, LogEntry
 from django.db import transaction
+from django.db.models import F
 from django.http import Http404
 from django.utils import timezone
 
@@ -159,6 +160,7 @@ def deck_create(
     description: str = "",
     visibility: str = Visibility.PRIVATE,
     contents: Contents | None = None,
+    copied_from: Deck | None = None,
 ) -> Deck:
     """A new deck of `format` (default: the game's default format)."""
     fmt = format or game.default_format()
@@ -170,6 +172,7 @@ def deck_create(
         name=name,
         description=description,
         visibility=visibility,
+        copied_from=copied_from,
     )
     contents = dict(contents or {})
     _save(deck, contents)
@@ -256,9 +259,9 @@ def _log(deck: Deck, by, message: str) -> None:
 
 @transaction.atomic
 def deck_copy(*, deck: Deck, owner) -> Deck:
-    """A private copy of `deck` for `owner`."""
+    """A private copy of `deck` for `owner`; a copy by another player counts for `deck`."""
     contents = {(e.card, e.section): e.count for e in deck.entries.select_related("card")}
-    return deck_create(
+    copy = deck_create(
         owner=owner,
         game=deck.game,
         format=deck.format,
@@ -266,7 +269,11 @@ def deck_copy(*, deck: Deck, owner) -> Deck:
         name=f"Copy of {deck.name}"[:120],
         description=deck.description,
         contents=contents,
+        copied_from=deck,
     )
+    if owner.pk != deck.owner_id:
+        Deck.objects.filter(pk=deck.pk).update(copies=F("copies") + 1)
+    return copy
 
 
 def refresh_legality(*, decks: Iterable[Deck]) -> int:
