@@ -1,8 +1,10 @@
 """The card filters, shared by the card browser page and the API (one definition for both)."""
 
+import difflib
+
 import django_filters
 from django import forms
-from django.db.models import F, Q
+from django.db.models import Case, F, IntegerField, Q, Value, When
 from django_filters.rest_framework import DjangoFilterBackend
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
@@ -32,25 +34,88 @@ def stat_sorts(game: Game) -> dict[str, tuple]:
     return sorts
 
 
-class SlugOrNameChoiceField(forms.CharField):
-    """A keyword given by slug ("priory-of-hope") or by name ("Priory of Hope"), any case."""
+# How many names an "ambiguous" or "did you mean" message lists at most.
+NAMES_LISTED = 8
+# How many rows a name lookup reads at most (enough to tell one name from several).
+LOOKUP_ROWS = 50
 
-    def __init__(self, *args, queryset=None, **kwargs):
-        self.queryset = queryset
+
+def _name_list(names: list[str], more: bool = False) -> str:
+    shown = names[:NAMES_LISTED]
+    return ", ".join(shown) + ("…" if more or len(names) > NAMES_LISTED else "")
+
+
+def find_by_name(queryset, value: str, *, noun: str, plural: str | None = None) -> list:
+    """The rows of `queryset` (with `slug` and `name`) that `value` names: its slug or its name
+    in any case, else the one name it is the start of (all rows bearing that name: the same
+    name may exist in several games). One query; a second, for suggestions, when none matches.
+
+    Raises a ValidationError (code "invalid_choice") that says what went wrong: several names
+    start with the value (they are listed), or none does (close names are suggested)."""
+    plural = plural or f"{noun}s"
+    exact = Q(slug__iexact=value) | Q(name__iexact=value)
+    rows = list(
+        queryset.filter(exact | Q(name__istartswith=value))
+        .annotate(
+            inexact=Case(When(exact, then=Value(0)), default=Value(1), output_field=IntegerField())
+        )
+        .order_by("inexact", "name", "pk")[:LOOKUP_ROWS]
+    )
+    found = [row for row in rows if not row.inexact]
+    if found:
+        return found
+    names = list(dict.fromkeys(row.name for row in rows))  # in order, without repeats
+    if len(names) == 1:
+        return rows
+    # The value and names go in params, never into the message itself: django-filter formats
+    # every message with `%`, and a `%` in them would break that (a 500).
+    if names:
+        raise forms.ValidationError(
+            "%(value)r matches several %(plural)s: %(names)s. Type more of the name.",
+            code="invalid_choice",
+            params={
+                "value": value,
+                "plural": plural,
+                "names": _name_list(names, more=len(rows) == LOOKUP_ROWS),
+            },
+        )
+    every = {name.casefold(): name for name in queryset.values_list("name", flat=True)}
+    close = difflib.get_close_matches(value.casefold(), list(every), n=3, cutoff=0.6)
+    contained = [  # names holding the value, e.g. "seed" for "Plant A Seed"
+        k for k in sorted(every) if len(value) > 2 and value.casefold() in k and k not in close
+    ]
+    guesses = [every[k] for k in close + contained][:NAMES_LISTED]
+    if guesses:
+        raise forms.ValidationError(
+            "Unknown %(noun)s %(value)r. Did you mean %(names)s?",
+            code="invalid_choice",
+            params={
+                "noun": noun,
+                "value": value,
+                "names": " or ".join([", ".join(guesses[:-1]), guesses[-1]])
+                if len(guesses) > 1
+                else guesses[0],
+            },
+        )
+    raise forms.ValidationError(
+        "Unknown %(noun)s %(value)r.", code="invalid_choice", params={"noun": noun, "value": value}
+    )
+
+
+class SlugOrNameChoiceField(forms.CharField):
+    """A keyword (or leader) given by slug ("priory-of-hope"), by name ("Priory of Hope"), any
+    case, or by the start of one name ("prio"): see find_by_name."""
+
+    def __init__(self, *args, queryset=None, noun="value", plural=None, **kwargs):
+        self.queryset, self.noun, self.plural = queryset, noun, plural
+        kwargs.setdefault("max_length", 200)
         super().__init__(*args, **kwargs)
 
     def clean(self, value):
         value = super().clean(value)
         if not value:
             return None
-        found = self.queryset.filter(Q(slug__iexact=value) | Q(name__iexact=value)).first()
-        if found is None:
-            # The value goes in params, never into the message itself: django-filter formats
-            # every message with `%`, and a `%` in the value would break that (a 500).
-            raise forms.ValidationError(
-                "Unknown value %(value)r.", code="invalid_choice", params={"value": value}
-            )
-        return found
+        return find_by_name(self.queryset, value, noun=self.noun, plural=self.plural)[0]
 
 
 @extend_schema_field(OpenApiTypes.STR)
@@ -67,6 +132,29 @@ class IntegerFilter(django_filters.NumberFilter):
     def __init__(self, *args, **kwargs):
         kwargs.setdefault("max_value", 2**63 - 1)
         super().__init__(*args, **kwargs)
+
+
+class CardFilterForm(forms.Form):
+    """The filters' form: each range (cost_min/cost_max, and atk_min/atk_max for each stat)
+    must not run backwards. The error goes on the range's low end."""
+
+    def clean(self):
+        data = super().clean()
+        for name in self.fields:
+            if not name.endswith("_min"):
+                continue
+            high_name = f"{name[:-4]}_max"
+            low, high = data.get(name), data.get(high_name)
+            if low is not None and high is not None and low > high:
+                self.add_error(
+                    name,
+                    forms.ValidationError(
+                        "From %(low)s is more than To %(high)s: swap them or clear one.",
+                        code="inverted_range",
+                        params={"low": low, "high": high},
+                    ),
+                )
+        return data
 
 
 class CardFilter(django_filters.FilterSet):
@@ -88,8 +176,8 @@ class CardFilter(django_filters.FilterSet):
         widget=forms.CheckboxSelectMultiple,
         distinct=False,  # a foreign key: no duplicate rows to remove
     )
-    faction = SlugOrNameFilter(method="filter_keyword", label="Faction")
-    keyword = SlugOrNameFilter(method="filter_keyword", label="Keyword")
+    faction = SlugOrNameFilter(method="filter_keyword", label="Faction", noun="faction")
+    keyword = SlugOrNameFilter(method="filter_keyword", label="Keyword", noun="keyword")
     leader = SlugOrNameFilter(method="filter_leader", label="Usable by leader")
     # Not "format": DRF reads that query parameter as the response format (?format=json).
     in_format = django_filters.ChoiceFilter(
@@ -107,6 +195,7 @@ class CardFilter(django_filters.FilterSet):
     class Meta:
         model = Card
         fields = []
+        form = CardFilterForm
 
     def __init__(self, data=None, queryset=None, *, game: Game, **kwargs):
         super().__init__(data, queryset, **kwargs)
@@ -119,7 +208,10 @@ class CardFilter(django_filters.FilterSet):
         self.filters["in_format"].extra["choices"] = [(f.slug, f.name) for f in game.formats.all()]
         # Labels in the game's words (error summaries name the fields by them).
         self.filters["colour"].label = game.colour_label or "Colour"
-        self.filters["leader"].label = f"Usable by {(game.leader_label or 'leader').lower()}"
+        leader_noun = (game.leader_label or "leader").lower()
+        self.filters["leader"].label = f"Usable by {leader_noun}"
+        self.filters["leader"].extra["noun"] = leader_noun
+        self.filters["leader"].extra["plural"] = (game.leaders_name or "leaders").lower()
         self.filters["cost_min"].label = f"{game.cost_label} from"
         self.filters["cost_max"].label = f"{game.cost_label} to"
         for stat in game.stats.all():  # a range per stat: atk_min / atk_max
@@ -197,7 +289,30 @@ class CardFilter(django_filters.FilterSet):
             "sorts": self.form.fields["sort"].choices,
             "current_sort": data.get("sort") or "name",
             "active_filters": sum(1 for key in keys if any(v.strip() for v in data.getlist(key))),
+            **self.named_choices(),
         }
+
+    NAMED = ("faction", "keyword", "leader")
+
+    def named_choices(self) -> dict:
+        """What the faction, keyword and leader filters hold, for the form to show: `chosen`,
+        the slug of the faction and the full names of the keyword and leader found (the text
+        as typed where nothing was found); `read_as`, each text that was the start of a name
+        (or a slug), with the field's label and the name it was read as."""
+        found = getattr(self.form, "cleaned_data", {})
+        chosen, read_as = {}, []
+        for name in self.NAMED:
+            typed = self.data.get(name, "").strip()
+            match = found.get(name) if name not in self.form.errors else None
+            if match is None:
+                chosen[name] = typed
+                continue
+            chosen[name] = match.slug if name == "faction" else match.name
+            if typed.casefold() not in (match.name.casefold(), match.slug):
+                read_as.append(
+                    {"label": self.filters[name].label, "typed": typed, "name": match.name}
+                )
+        return {"chosen": chosen, "read_as": read_as}
 
     @property
     def qs(self):

@@ -183,18 +183,31 @@ class ImportReport:
     updated: int = 0
     unchanged: int = 0
     errors: list[RowError] = field(default_factory=list)
+    # Keywords the records name that the game does not have yet: the import creates them.
+    new_keywords: list[str] = field(default_factory=list)
 
     @property
     def written(self) -> bool:
         return not self.dry_run and not self.errors
+
+    @property
+    def new_keywords_text(self) -> str:
+        """ "2 new keywords: Ritul, Shiled", "" when there is none."""
+        n = len(self.new_keywords)
+        if not n:
+            return ""
+        return f"{n} new keyword{'' if n == 1 else 's'}: {', '.join(self.new_keywords)}"
 
     def summary(self) -> str:
         counts = f"{self.created} created, {self.updated} updated, {self.unchanged} unchanged"
         if self.errors:
             return f"{len(self.errors)} bad row(s); nothing was written."
         if self.dry_run:
-            return f"Dry run, nothing was written: would be {counts}."
-        return f"Imported: {counts}."
+            new = self.new_keywords_text
+            check = f" It would create {new} — check their spelling." if new else ""
+            return f"Dry run, nothing was written: would be {counts}.{check}"
+        created = f" Created {self.new_keywords_text}." if self.new_keywords else ""
+        return f"Imported: {counts}.{created}"
 
 
 # --- reading files --------------------------------------------------------------------------
@@ -571,7 +584,8 @@ def _check_one(record: Record, instance, serializer, report: ImportReport):
 
 def _check_new_keywords(game: Game, checked: Checked, report: ImportReport) -> None:
     """A keyword new to the game gets the slug of its name: a second keyword with that slug
-    (`Knight!` beside `Knight`) would be refused by the database while writing."""
+    (`Knight!` beside `Knight`) would be refused by the database while writing. The others go
+    to `report.new_keywords` (the import creates them: a misspelt keyword shows there)."""
     slugs = {keyword.slug: keyword.name for keyword in game.keywords.all()}
     names = {keyword.name.lower() for keyword in game.keywords.all()}
     for record, write in checked:
@@ -585,6 +599,7 @@ def _check_new_keywords(game: Game, checked: Checked, report: ImportReport) -> N
             else:
                 slugs[slug] = name
                 names.add(name.lower())
+                report.new_keywords.append(name)
 
 
 def _write(game: Game, checked: Checked, report: ImportReport) -> None:

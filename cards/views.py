@@ -12,17 +12,17 @@ import unicodedata
 
 from django import forms
 from django.core.paginator import Paginator
-from django.db.models import Count, IntegerField, OuterRef, Q, Subquery
+from django.db.models import Case, Count, IntegerField, OuterRef, Q, Subquery, Value, When
 from django.db.models.functions import Coalesce, Substr
-from django.http import Http404, HttpResponse
+from django.http import Http404, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import get_object_or_404, redirect, render
-from django.utils.cache import patch_vary_headers
+from django.utils.cache import get_conditional_response, patch_cache_control, patch_vary_headers
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 from django.views.decorators.cache import cache_control
 from django.views.decorators.http import require_safe
 
-from . import legality, rulebook
+from . import faces, legality, rulebook
 from .filters import CardFilter
 from .glossary import Glossary, rules_for_card
 from .models import (
@@ -34,6 +34,7 @@ from .models import (
     Keyword,
     Leader,
     RuleSection,
+    Stat,
     ancestor_numbers,
     as_tree,
     section_href,
@@ -206,12 +207,55 @@ def card_list(request, game):
             {"field": name, "label": _label(filterset.form, name), "messages": messages}
             for name, messages in filterset.form.errors.items()
         ],
-        "leaders": list(Leader.objects.filter(game=game).only("slug", "name"))
-        if game.has_leaders
-        else [],
+        "leader_filter": game.has_leaders,  # a text box: its suggestions come from `suggest`
         **filterset.form_options(),
     }
     return render(request, "cards/card_list.html", context, status=200 if valid else 400)
+
+
+SUGGESTIONS = 12
+SUGGEST_KINDS = {"cards": Card, "keywords": Keyword, "leaders": Leader}
+
+
+@require_safe
+@cache_control(public=True, max_age=300)
+def suggest(request, game, kind):
+    """Names for a <datalist>, as <option value="Full Name"> elements (htmx swaps them in): at
+    most SUGGESTIONS of the game's cards, keywords or leaders whose name starts with the text,
+    then those holding it, any case; no text: the first ones by name. 2 queries.
+
+    The text is `q`. An input that must keep its own name (a filter's `keyword`) may send its
+    value under that name instead: without a non-empty `q`, the first other non-empty
+    parameter is the text."""
+    model = SUGGEST_KINDS.get(kind)
+    if model is None:
+        raise Http404(f"No suggestions of {kind!r}: ask for {', '.join(SUGGEST_KINDS)}.")
+    game = _get_game(game)
+    text = request.GET.get("q", "").strip()
+    if not text:
+        text = next((v.strip() for k, v in request.GET.items() if k != "q" and v.strip()), "")
+    if len(text) > SEARCH_MAX_LENGTH:
+        return HttpResponseBadRequest(
+            f"The text is too long: at most {SEARCH_MAX_LENGTH} characters.",
+            content_type="text/plain; charset=utf-8",
+        )
+    names = model.objects.filter(game=game)
+    if text:
+        names = names.filter(name__icontains=text).annotate(
+            later=Case(
+                When(name__istartswith=text, then=Value(0)),
+                default=Value(1),
+                output_field=IntegerField(),
+            )
+        )
+    else:
+        names = names.annotate(later=Value(0, output_field=IntegerField()))
+    names = names.order_by("later", "name").values_list("name", flat=True).distinct()
+    return render(
+        request,
+        "cards/suggestions.html",
+        {"names": list(names[:SUGGESTIONS])},
+    )
 
 
 @require_safe
@@ -248,6 +292,104 @@ def card_detail(request, game, slug):
             "rulings": rulings,
         },
     )
+
+
+# --- card faces -----------------------------------------------------------------------------
+
+FACE_MAX_AGE = 86400
+# The face is an image: nothing in it may run or load anything (it draws with attributes only).
+FACE_CSP = "default-src 'none'; frame-ancestors 'none'; sandbox"
+
+
+def _prefetched(instance, name: str, objects: list) -> None:
+    """Keep `objects` as what `instance.<name>.all()` gives, as prefetch_related stores them."""
+    queryset = getattr(instance, name).all()  # lazy: no query
+    queryset._result_cache = objects
+    queryset._prefetch_done = True
+    instance.__dict__.setdefault("_prefetched_objects_cache", {})[name] = queryset
+
+
+def _with_face_words(card: Card) -> Card:
+    """`card` with its colours and keywords, and its game with its stats: the words the face
+    writes, read in one query (a union of the three lists) instead of three prefetches, and
+    kept as prefetch_related keeps them (cost_items, stat_items, keywords.all() then run none)."""
+    game = card.game
+    blank, no = Value(""), Value(False)
+    columns = ("kind", "pk", "slug", "name", "position", "symbol", "css", "domain")
+    colours = Colour.objects.filter(cards=card).annotate(kind=Value("colour"), flag=no)
+    keywords = Keyword.objects.filter(cards=card).annotate(
+        kind=Value("keyword"), position=Value(0), symbol=blank, css=blank, domain=blank
+    )
+    stats = Stat.objects.filter(game=game).annotate(
+        kind=Value("stat"), symbol=blank, css=blank, domain=blank, flag=no
+    )
+    rows = (
+        colours.order_by()
+        .values_list(*columns, "flag", named=True)
+        .union(
+            keywords.order_by().values_list(*columns, "is_faction"),
+            stats.order_by().values_list(*columns, "flag"),
+            all=True,
+        )
+    )
+    found: dict[str, list] = {"colour": [], "keyword": [], "stat": []}
+    for row in rows:
+        found[row.kind].append(row)
+    in_order = sorted(found["colour"], key=lambda r: (r.position, r.slug))
+    _prefetched(
+        card,
+        "colours",
+        [
+            Colour(
+                pk=r.pk,
+                game=game,
+                slug=r.slug,
+                name=r.name,
+                position=r.position,
+                symbol=r.symbol,
+                css=r.css,
+                domain=r.domain,
+            )
+            for r in in_order
+        ],
+    )
+    _prefetched(
+        card,
+        "keywords",
+        [
+            Keyword(pk=r.pk, game=game, slug=r.slug, name=r.name, is_faction=bool(r.flag))
+            for r in sorted(found["keyword"], key=lambda r: r.name)
+        ],
+    )
+    _prefetched(
+        game,
+        "stats",
+        [
+            Stat(pk=r.pk, game=game, slug=r.slug, name=r.name, position=r.position)
+            for r in sorted(found["stat"], key=lambda r: (r.position, r.slug))
+        ],
+    )
+    return card
+
+
+@require_safe
+def card_face(request, game, slug):
+    """The SVG face of a card (cards.faces), shown for the cards without an image: cached a day
+    by anyone and revalidated by its ETag (one query answers 304, two draw the face), under a
+    policy that lets nothing in it run or load."""
+    card = get_object_or_404(
+        Card.objects.select_related("game", "rarity", "type"), game__slug=game, slug=slug
+    )
+    response = HttpResponse(content_type="image/svg+xml; charset=utf-8")
+    response["ETag"] = faces.face_etag(card, card.game)
+    patch_cache_control(response, public=True, max_age=FACE_MAX_AGE)
+    response["Content-Security-Policy"] = FACE_CSP
+    response["X-Content-Type-Options"] = "nosniff"
+    answer = get_conditional_response(request, etag=response["ETag"], response=response)
+    if answer is not response:  # 304 Not Modified
+        return answer
+    response.content = faces.card_face_svg(_with_face_words(card), card.game)
+    return response
 
 
 @require_safe

@@ -3,6 +3,7 @@
 from django import forms
 from django.db.models import Q
 
+from cards.filters import find_by_name
 from cards.models import Card, Format, Game, Leader
 from cards.text import one_line, several_lines
 
@@ -130,11 +131,38 @@ class DeckSettingsForm(forms.Form):
         return data
 
 
-class CountForm(forms.Form):
-    """The builder's +/−: a card of the deck's game, a section of its format (default: the
-    first) and either `op` (add/remove) or `count`."""
+def card_by_name(game: Game, text: str) -> Card:
+    """The card of `game` a player means by `text`: its slug, its name in any case, or the
+    start of one name; otherwise a ValidationError that lists the candidates."""
+    text = " ".join(text.split())
+    cards = Card.objects.filter(game=game).only("pk", "slug", "name", "game_id")
+    exact = cards.filter(Q(slug=text) | Q(name__iexact=text)).first()
+    if exact is not None:
+        return exact
+    starting = list(cards.filter(name__istartswith=text).order_by("name")[:6])
+    if len(starting) == 1:
+        return starting[0]
+    if starting:
+        names = ", ".join(c.name for c in starting[:5]) + (", …" if len(starting) > 5 else "")
+        raise forms.ValidationError(
+            "“%(text)s” starts several card names: %(names)s. Type more of the name.",
+            params={"text": text, "names": names},
+        )
+    within = list(cards.filter(name__icontains=text).order_by("name")[:5])
+    hint = f" Did you mean {' or '.join(c.name for c in within)}?" if within else ""
+    raise forms.ValidationError(
+        "No card named “%(text)s” in %(game)s.%(hint)s",
+        params={"text": text, "game": game.name, "hint": hint},
+    )
 
-    card = forms.SlugField(max_length=120)
+
+class CountForm(forms.Form):
+    """The builder's +/−: a card of the deck's game (its slug, or `name` as a player types it
+    in the quick-add box), a section of its format (default: the first) and either `op`
+    (add/remove) or `count`."""
+
+    card = forms.SlugField(max_length=120, required=False)
+    name = forms.CharField(max_length=120, required=False, strip=True)
     section = forms.SlugField(max_length=40, required=False)
     op = forms.ChoiceField(choices=[("add", "Add one"), ("remove", "Remove one")], required=False)
     count = forms.IntegerField(min_value=0, max_value=MAX_COPIES, required=False)
@@ -145,10 +173,16 @@ class CountForm(forms.Form):
 
     def clean_card(self):
         slug = self.cleaned_data["card"]
+        if not slug:
+            return None
         card = Card.objects.filter(game=self.game, slug=slug).first()
         if card is None:
             raise forms.ValidationError(f"No card {slug!r} in {self.game.name}.")
         return card
+
+    def clean_name(self):
+        text = self.cleaned_data["name"]
+        return card_by_name(self.game, text) if text else None
 
     def clean_section(self):
         section = self.cleaned_data["section"] or self.format.slugs[0]
@@ -160,6 +194,10 @@ class CountForm(forms.Form):
         data = super().clean()
         if not data.get("op") and data.get("count") is None:
             raise forms.ValidationError("Say how many copies: op=add, op=remove or a count.")
+        if data.get("card") is None and data.get("name") is not None:
+            data["card"] = data["name"]
+        if data.get("card") is None and not self.errors:
+            raise forms.ValidationError("Type the name of the card to add.")
         return data
 
     def new_count(self, current: int) -> int:
@@ -209,29 +247,62 @@ class DeckImportForm(forms.Form):
         return data
 
 
+DECK_SORTS = {
+    # "Newest" is the deck last published or changed: `updated` (the list's index orders by it).
+    "new": (("-updated", "-pk"), "Newest first (last updated)"),
+    "copied": (("-copies", "-updated", "-pk"), "Most copied first"),
+}
+
+
 class PublicDeckFilterForm(forms.Form):
-    """Filters of the public deck list (GET): game, leader and card, by slug (or card name)."""
+    """Filters of the public deck list (GET): game, format, leader and card, and the order.
+    Leader and card take a slug, a name in any case or the start of one name (of the chosen
+    game's leaders and cards, or any game's): cards.filters.find_by_name, which says when the
+    text is the start of several names and suggests close ones when it names nothing."""
 
     game = forms.ModelChoiceField(
-        Game.objects.all(), to_field_name="slug", required=False, empty_label="Any game"
+        Game.objects.all(),
+        to_field_name="slug",
+        required=False,
+        empty_label="Any game",
+        error_messages={"invalid_choice": "No game %(value)r."},
     )
     in_format = forms.SlugField(label="Format", max_length=40, required=False)
-    leader = forms.SlugField(label="Leader", max_length=120, required=False)
+    leader = forms.CharField(label="Leader", max_length=120, required=False)
     card = forms.CharField(label="Contains the card", max_length=120, required=False)
+    sort = forms.ChoiceField(
+        label="Sort",
+        choices=[(key, label) for key, (_, label) in DECK_SORTS.items()],
+        required=False,
+        error_messages={
+            "invalid_choice": "Unknown sort %(value)r: use “new” (newest first) or “copied” "
+            "(most copied first)."
+        },
+    )
 
-    def clean_card(self):
-        value = self.cleaned_data["card"].strip()
+    def _find(self, name: str, model, noun: str) -> list:
+        value = self.cleaned_data[name].strip()
         if not value:
-            return None
-        cards = Card.objects.filter(Q(slug=value) | Q(name__iexact=value))
-        if not cards.exists():
-            raise forms.ValidationError(f"No card named {value!r}.")
-        return value
+            return []
+        rows = model.objects.only("pk", "slug", "name")
+        if self.cleaned_data.get("game"):
+            rows = rows.filter(game=self.cleaned_data["game"])
+        return find_by_name(rows, value, noun=noun)
+
+    def clean_leader(self) -> list[Leader]:
+        """The leaders named (one name; several games may have a leader of that name)."""
+        return self._find("leader", Leader, "leader")
+
+    def clean_card(self) -> list[Card]:
+        """The cards named (one name; several games may have a card of that name)."""
+        return self._find("card", Card, "card")
+
+    def ordering(self) -> tuple[str, ...]:
+        return DECK_SORTS[self.cleaned_data.get("sort") or "new"][0]
 
     def card_condition(self) -> Q:
-        """Decks holding the chosen card (by slug or name), for an Exists() over DeckCard."""
-        value = self.cleaned_data["card"]
-        return Q(card__slug=value) | Q(card__name__iexact=value)
+        """Decks holding the chosen card, for an Exists() over DeckCard."""
+        return Q(card__in=[card.pk for card in self.cleaned_data["card"]])
 
 
 class UnpublishForm(forms.Form):
@@ -241,3 +312,10 @@ class UnpublishForm(forms.Form):
         validators=[several_lines],
         widget=forms.Textarea(attrs={"rows": 2}),
     )
+
+
+class SampleHandForm(forms.Form):
+    """?hand=<seed>&draw=<more>: a sample hand the URL reproduces (analysis.sample_hand)."""
+
+    hand = forms.IntegerField(min_value=1, max_value=2**31 - 1, required=False)
+    draw = forms.IntegerField(min_value=0, max_value=MAX_COPIES * 10, required=False)

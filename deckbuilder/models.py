@@ -6,6 +6,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 from django.urls import reverse
+from django.utils import timezone
 
 from cards.models import Card, Format, Game, Leader
 from cards.text import one_line, several_lines
@@ -130,3 +131,37 @@ class DeckCard(models.Model):
 
     def __str__(self):
         return f"{self.count} {self.card}"
+
+
+class DeckVersion(models.Model):
+    """A deck as one saved change left it: its history, for the history page, its diffs and
+    restoring. `number` is the deck's `version` after that save (the ETag's number), so numbers
+    can skip the changes that are not versions (staff moderation, a verdict refreshed).
+
+    `contents` stands alone: card names are stored beside slugs, so a diff still reads well
+    after a card is renamed or deleted. One entry a card and section, in the format's section
+    order then by name: {"card": slug, "name": name, "section": slug, "count": n}."""
+
+    deck = models.ForeignKey(Deck, on_delete=models.CASCADE, related_name="versions")
+    number = models.PositiveIntegerField()
+    created = models.DateTimeField(default=timezone.now)
+    name = models.CharField(max_length=120)
+    format = models.ForeignKey(Format, on_delete=models.PROTECT, related_name="+")
+    leader = models.ForeignKey(
+        Leader, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
+    contents = models.JSONField(default=list, blank=True)
+    card_count = models.PositiveSmallIntegerField(default=0)
+    legal = models.BooleanField(default=False)
+
+    class Meta:
+        ordering = ["deck", "-number"]
+        get_latest_by = "number"
+        constraints = [
+            models.UniqueConstraint(fields=["deck", "number"], name="deckversion_one_per_number"),
+            models.CheckConstraint(condition=Q(number__gte=1), name="deckversion_number_from_1"),
+            models.CheckConstraint(condition=~Q(name=""), name="deckversion_name_not_empty"),
+        ]
+
+    def __str__(self):
+        return f"{self.deck_id} v{self.number}"

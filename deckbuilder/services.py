@@ -1,24 +1,27 @@
 """Writes to decks: small keyword-only functions, each one transaction.
 
 Every change goes through `_save`, which asks the rules engine for the verdict and stores it,
-refuses `public` for an illegal deck (nothing written) and bumps the version used as ETag.
+refuses `public` for an illegal deck (nothing written), bumps the version used as ETag, stores
+the contents and records the deck as it is now in its history (a DeckVersion).
 Input shapes (slugs, counts 1..99, same game) are checked before: by the API's serializers
 and the pages' forms.
 """
 
 import re
 from collections.abc import Iterable, Mapping
+from typing import NamedTuple
 
 from django.contrib.admin.models import CHANGE, LogEntry
 from django.db import transaction
-from django.db.models import F
+from django.db.models import F, Q
 from django.http import Http404
 from django.utils import timezone
 
 from cards import legality
 from cards.models import Card, Format, Game, Leader
 
-from .models import Deck, DeckCard, Visibility
+from . import history
+from .models import Deck, DeckCard, DeckVersion, Visibility
 
 MAX_COPIES = 99
 
@@ -105,7 +108,9 @@ def _contents_of(deck: Deck) -> dict[tuple[Card, str], int]:
 
 
 def _save(deck: Deck, contents: Contents | None = None) -> legality.Report:
-    """Store the deck (and its contents, when given) with the engine's verdict."""
+    """Store the deck (and replace its contents, when given) with the engine's verdict, and
+    record it in the deck's history as version `deck.version`."""
+    replace = contents is not None
     if contents is None:
         contents = _contents_of(deck)
     else:
@@ -122,7 +127,34 @@ def _save(deck: Deck, contents: Contents | None = None) -> legality.Report:
     if deck.pk:
         deck.version += 1
     deck.save()
+    if replace:
+        _store(deck, contents)
+    _record(deck, contents, report)
     return report
+
+
+def _record(deck: Deck, contents: Contents, report: legality.Report) -> None:
+    """The deck as just saved, as a version of its history (one INSERT).
+
+    Every change through `_save` is a version, +/− clicks included (the history page
+    paginates). Changes that do not go through `_save` are not versions: staff unpublishing
+    and restoring (they change no card, and the admin's log records them) and
+    `refresh_legality` (the rules changed, not the deck); their version bumps leave gaps."""
+    rows = history.contents_rows(
+        ((card.slug, card.name, section, n) for (card, section), n in contents.items()),
+        deck.format.slugs,
+    )
+    DeckVersion.objects.create(
+        deck=deck,
+        number=deck.version,
+        created=deck.updated,
+        name=deck.name,
+        format=deck.format,
+        leader=deck.leader,
+        contents=rows,
+        card_count=report.card_count,
+        legal=report.legal,
+    )
 
 
 def _store(deck: Deck, contents: Contents) -> None:
@@ -174,9 +206,7 @@ def deck_create(
         visibility=visibility,
         copied_from=copied_from,
     )
-    contents = dict(contents or {})
-    _save(deck, contents)
-    _store(deck, contents)
+    _save(deck, dict(contents or {}))
     return deck
 
 
@@ -198,8 +228,6 @@ def deck_update(
     if contents is None and "format" in fields:
         contents = fit_sections(_contents_of(deck), deck.format)
     _save(deck, contents)
-    if contents is not None:
-        _store(deck, contents)
     return deck
 
 
@@ -216,8 +244,46 @@ def deck_set_count(*, deck: Deck, card: Card, count: int, section: str | None = 
     }
     contents[(card, section)] = max(0, min(count, MAX_COPIES))
     _save(deck, contents)
-    _store(deck, contents)
     return deck
+
+
+class Restored(NamedTuple):
+    deck: Deck
+    skipped: list[str]  # names of the version's cards the game no longer has, left out
+
+
+@transaction.atomic
+def deck_restore_version(*, deck: Deck, number: int) -> Restored:
+    """Bring back the format, leader and contents of the deck's version `number` as a new
+    version, through deck_update (a public deck must stay legal: DeckNotLegal, nothing
+    written). The name, description and visibility stay as they are. A card is found by its
+    slug, else by its name (renamed since); cards the game no longer has are left out and
+    named in `skipped`. DeckVersion.DoesNotExist when the deck has no such version."""
+    deck = _lock(deck, None)
+    version = deck.versions.select_related("format", "leader").get(number=number)
+    rows = version.contents
+    found = Card.objects.filter(game_id=deck.game_id).filter(
+        Q(slug__in={r["card"] for r in rows}) | Q(name__in={r["name"] for r in rows})
+    )
+    by_slug = {c.slug: c for c in found}
+    by_name = {c.name: c for c in found}
+    contents: dict[tuple[Card, str], int] = {}
+    skipped: list[str] = []
+    for row in rows:
+        card = by_slug.get(row["card"]) or by_name.get(row["name"])
+        if card is None:
+            if row["name"] not in skipped:
+                skipped.append(row["name"])
+            continue
+        key = (card, row["section"])
+        contents[key] = min(contents.get(key, 0) + row["count"], MAX_COPIES)
+    deck = deck_update(
+        deck=deck,
+        format=version.format,
+        leader=version.leader,
+        contents=fit_sections(contents, version.format),
+    )
+    return Restored(deck, skipped)
 
 
 @transaction.atomic

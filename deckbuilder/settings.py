@@ -264,7 +264,7 @@ CONTENT_SECURITY_POLICY = {
         "default-src": ["'self'"],
         "script-src": ["'self'"],
         "style-src": ["'self'"],
-        "img-src": ["'self'", "data:"],
+        "img-src": ["'self'", "data:", "https:"],  # card images may be on other hosts
         "font-src": ["'self'"],
         "connect-src": ["'self'"],
         "object-src": ["'none'"],

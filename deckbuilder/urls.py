@@ -30,6 +30,13 @@ deck_urlpatterns = [
     path("<str:share_id>/copy/", views.deck_copy, name="deck-copy"),
     path("<str:share_id>/unpublish/", views.deck_unpublish, name="deck-unpublish"),
     path("<str:share_id>/export.txt", views.deck_export, name="deck-export"),
+    path("<str:share_id>/history/", views.deck_history, name="deck-history"),
+    path(
+        "<str:share_id>/history/<int:number>/restore/",
+        views.deck_restore_version,
+        name="deck-restore",
+    ),
+    path("<str:share_id>/delete/", views.deck_delete, name="deck-delete"),
 ]
 
 urlpatterns = [

@@ -15,7 +15,7 @@ from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
 from django.db import connection, transaction
 from django.db.models import Exists, OuterRef
-from django.http import HttpResponse, HttpResponseBadRequest, JsonResponse
+from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.cache import patch_vary_headers
 from django.utils.text import slugify
@@ -26,13 +26,14 @@ from cards import catalogue, legality
 from cards.filters import CardFilter
 from cards.models import Card, Game, Leader
 
-from . import services
+from . import analysis, history, services
 from .forms import (
     CountForm,
     DeckImportForm,
     DeckNewForm,
     DeckSettingsForm,
     PublicDeckFilterForm,
+    SampleHandForm,
     UnpublishForm,
 )
 from .models import Deck, DeckCard
@@ -76,61 +77,6 @@ def _paginate(request, items, per_page):
     return page
 
 
-def deck_stats(entries, game: Game) -> list[dict]:
-    """Cost per domain, colours, card types and rarities of the copies in `entries` (one deck
-    section's, or all), as rows for bar charts; groups the game does not have are left out."""
-    domains: dict = {}
-    colours: dict = {}
-    types: dict = {}
-    rarities: dict = {}
-    colourless = 0
-    for entry in entries:
-        card, n = entry.card, entry.count
-        card_colours = list(card.colours.all())
-        for colour in card_colours:
-            colours[colour] = colours.get(colour, 0) + n
-            amount = (card.cost or {}).get(colour.domain)
-            if amount:
-                domains[colour] = domains.get(colour, 0) + amount * n
-        if not card_colours:
-            colourless += n
-        types[card.type] = types.get(card.type, 0) + n
-        if card.rarity is not None:
-            rarities[card.rarity] = rarities.get(card.rarity, 0) + n
-
-    def rows(counts: dict, extra=()) -> list[dict]:
-        items = sorted(counts.items(), key=lambda kv: (kv[0].position, kv[0].slug))
-        items += [(None, n) for n in extra if n]
-        top = max((n for _, n in items), default=0)
-        return [{"item": item, "value": n, "pct": round(100 * n / top)} for item, n in items]
-
-    groups = []
-    if game.domain_label and game.colours_from_cost and game.colour_label:
-        groups.append(
-            {
-                "key": "cost",
-                "title": f"{game.cost_label} per {game.domain_label}",
-                "hint": "total over all copies",
-                "rows": rows(domains),
-            }
-        )
-    if game.colour_label:
-        groups.append(
-            {
-                "key": "colours",
-                "title": f"{game.colour_label}s",
-                "hint": "copies; a card of two counts for both",
-                "rows": rows(colours, [colourless]),
-            }
-        )
-    groups.append({"key": "types", "title": "Card types", "hint": "copies", "rows": rows(types)})
-    if rarities:
-        groups.append(
-            {"key": "rarities", "title": "Rarities", "hint": "copies", "rows": rows(rarities)}
-        )
-    return groups
-
-
 def _named(problems, cards_by_slug: dict, game: Game) -> list[dict]:
     """Problems (dicts or legality.Problem) with the Card they concern and the page of the rule
     they break (`rule_url`, None when the rule names no section), for links."""
@@ -167,18 +113,36 @@ def _sections(deck: Deck, entries) -> list[dict]:
                 "entries": rows,
                 "count": sum(e.count for e in rows),
                 "size": legality.size_label(engine, section["slug"]),
-                "stats": deck_stats(rows, deck.game),
+                "stats": analysis.deck_stats(rows, deck.game),
             }
         )
     return sections
 
 
-def _panel_context(deck: Deck, entries, error=None) -> dict:
+def _sample_hand(request, deck: Deck, sections: list[dict]) -> dict:
+    """The sample hand the URL asks for (`?hand=<seed>&draw=<n>`), drawn from the format's
+    first section with its hand size; a fresh seed for the "new hand" link."""
+    form = SampleHandForm(request.GET)
+    hand = {"seed": None, "next_seed": analysis.new_seed(), "size": deck.format.hand_size}
+    if not form.is_valid():
+        hand["errors"] = [f"{k}: {m}" for k, msgs in form.errors.items() for m in msgs]
+        return hand
+    seed, extra = form.cleaned_data["hand"], form.cleaned_data["draw"] or 0
+    if seed is None:
+        return hand
+    pile = [(e.card, e.count) for e in sections[0]["entries"]] if sections else []
+    cards, left = analysis.sample_hand(pile, size=deck.format.hand_size, seed=seed, extra=extra)
+    hand.update(seed=seed, draw=extra, cards=cards, pile=left, more=len(cards) < left)
+    return hand
+
+
+def _panel_context(deck: Deck, entries, error=None, request=None) -> dict:
     for entry in entries:
         entry.card.game = deck.game  # the game with its vocabulary prefetched
     cards_by_slug = {e.card.slug: e.card for e in entries}
     sections = _sections(deck, entries)
     return {
+        "hand": _sample_hand(request, deck, sections) if request else None,
         "deck": deck,
         "game": deck.game,
         "format": deck.format,
@@ -238,6 +202,11 @@ def _own_deck(request, share_id: str) -> Deck:
     return deck
 
 
+def _one_size(deck: Deck) -> str:
+    """The card count a one-section format asks for ("10", "40–60"); "" for several sections."""
+    return legality.size_label(deck.format.engine()) if len(deck.format.sections) == 1 else ""
+
+
 def _with_size(decks):
     """Decks with `size`, the card count their format asks for (one-section formats)."""
     decks = list(decks)
@@ -251,7 +220,9 @@ def _with_size(decks):
 # --- the builder -----------------------------------------------------------------------------
 
 
-def _render_builder(request, deck: Deck, *, settings_form=None, error=None, status=200):
+def _render_builder(
+    request, deck: Deck, *, settings_form=None, error=None, count_errors=(), status=200
+):
     game = Game.objects.prefetch_related(*Game.VOCABULARY).get(pk=deck.game_id)
     deck.game = deck.format.game = game
     leader = services.leader_for_rules(deck.leader)
@@ -285,7 +256,7 @@ def _render_builder(request, deck: Deck, *, settings_form=None, error=None, stat
         )
     cards_by_slug = {e.card.slug: e.card for e in entries} | {c.slug: c for c in rows}
     context = {
-        **_panel_context(deck, entries, _not_legal(error, cards_by_slug, deck)),
+        **_panel_context(deck, entries, _not_legal(error, cards_by_slug, deck), request),
         **filterset.form_options(exclude=("leader",)),
         "leader": leader,
         "show_all": show_all,
@@ -296,6 +267,8 @@ def _render_builder(request, deck: Deck, *, settings_form=None, error=None, stat
         "page": page,
         "cards": rows,
         "settings_form": settings_form,
+        "count_errors": count_errors,
+        "quick_add_name": request.POST.get("name", "") if count_errors else "",
         "action_url": request.get_full_path(),
     }
     return render(request, "deckbuilder/deck_edit.html", context, status=status)
@@ -307,8 +280,12 @@ def _change_count(request, deck: Deck):
     changes nothing."""
     form = CountForm(request.POST, deck=deck)
     if not form.is_valid():
-        errors = "; ".join(m for messages_ in form.errors.values() for m in messages_)
-        return HttpResponseBadRequest(errors, content_type="text/plain; charset=utf-8")
+        errors = [m for messages_ in form.errors.values() for m in messages_]
+        if not _is_htmx(request):
+            return _render_builder(request, deck, count_errors=errors, status=400)
+        deck.game = Game.objects.prefetch_related(*Game.VOCABULARY).get(pk=deck.game_id)
+        context = {"deck": deck, "count_errors": errors, "size": _one_size(deck)}
+        return render(request, "deckbuilder/partials/count_error.html", context, status=400)
     card, section = form.cleaned_data["card"], form.cleaned_data["section"]
     error = None
     with transaction.atomic():
@@ -335,9 +312,10 @@ def _change_count(request, deck: Deck):
             [Card.objects.for_listing().get(pk=card.pk)], deck=deck, entries=entries, leader=leader
         )
         row.changed = section
+        row.shown = row.slug in request.POST.getlist("shown")
         cards_by_slug = {e.card.slug: e.card for e in entries} | {row.slug: row}
         context = {
-            **_panel_context(deck, entries, _not_legal(error, cards_by_slug, deck)),
+            **_panel_context(deck, entries, _not_legal(error, cards_by_slug, deck), request),
             "card": row,
             "changed_section": next(s for s in row.slots if s["section"] == section)
             if any(s["section"] == section for s in row.slots)
@@ -481,12 +459,14 @@ def deck_detail(request, share_id):
     entries = _entries_for_page(deck)
     export_text = services.deck_export_text(deck, entries)
     context = {
-        **_panel_context(deck, entries),
+        **_panel_context(deck, entries, request=request),
         "is_owner": request.user.is_authenticated and deck.owner_id == request.user.pk,
         "export_text": export_text,
         "export_rows": export_text.count("\n") + 1,
+        "share_url": request.build_absolute_uri(deck.get_absolute_url()),
     }
-    return render(request, "deckbuilder/deck_detail.html", context)
+    status = 400 if context["hand"].get("errors") else 200
+    return render(request, "deckbuilder/deck_detail.html", context, status=status)
 
 
 @require_safe
@@ -550,35 +530,149 @@ def my_decks(request):
 
 @require_safe
 def deck_list(request):
-    """Public decks, newest first; filters (GET): game, leader and card."""
+    """Public decks, newest (last updated) or most copied first; filters (GET): game, format,
+    leader and card (a slug, a name or the start of one). With htmx the form swaps in only
+    the #deck-results of the page (and its leader and card boxes, whose suggestions depend on
+    the game)."""
     games = list(Game.objects.only("slug", "name"))
     form = PublicDeckFilterForm(request.GET)
     decks = Deck.objects.public().for_display()
     valid = form.is_valid()
+    game = form.cleaned_data.get("game")  # the game, even if another field is bad
     if valid:
         data = form.cleaned_data
-        if data["game"]:
-            decks = decks.filter(game=data["game"])
+        if game:
+            decks = decks.filter(game=game)
         if data["in_format"]:
             decks = decks.filter(format__slug=data["in_format"])
         if data["leader"]:
-            decks = decks.filter(leader__slug=data["leader"])
+            decks = decks.filter(leader__in=[leader.pk for leader in data["leader"]])
         if data["card"]:
             decks = decks.filter(
                 Exists(DeckCard.objects.filter(form.card_condition(), deck=OuterRef("pk")))
             )
+        decks = decks.order_by(*form.ordering())
     else:
         decks = decks.none()
     page = _paginate(request, decks, DECKS_PER_PAGE)
-    leaders = Leader.objects.select_related("game").order_by("game__name", "name")
+    found = form.cleaned_data if valid else {}
     context = {
         "form": form,
         "valid": valid,
         "games": games,
         "nav_games": games,
-        "leaders": list(leaders.only("slug", "name", "game__name", "game__slug")),
+        "chosen_game": game,
+        # one game: its leaders come from `suggest`; else the leader box lists every name
+        "leader_names": []
+        if game
+        else list(Leader.objects.order_by("name").values_list("name", flat=True).distinct()),
+        "chosen": {  # what the boxes show: the full name found, else the text as typed
+            name: found[name][0].name if found.get(name) else request.GET.get(name, "").strip()
+            for name in ("leader", "card")
+        },
+        "sorts": form.fields["sort"].choices,
+        "current_sort": request.GET.get("sort") or "new",
         "filtered": any(request.GET.get(k, "").strip() for k in ("game", "leader", "card")),
         "page": page,
         "decks": _with_size(page.object_list),
     }
     return render(request, "deckbuilder/deck_list.html", context, status=200 if valid else 400)
+
+
+# --- history and deletion --------------------------------------------------------------------
+
+VERSIONS_PER_PAGE = 20
+_LARGEST_NUMBER = 2**31 - 1  # a larger version number cannot be in the database
+
+
+def _versions_with_changes(deck: Deck, page) -> list:
+    """The page's versions, each with `changes`: its diff against the version before it (the
+    one before the page's oldest is read too: 1 query), "created with…" for the first."""
+    shown = list(page.object_list)
+    older = None
+    if shown:
+        older = (
+            deck.versions.select_related("format", "leader")
+            .filter(number__lt=shown[-1].number)
+            .order_by("-number")
+            .first()
+        )
+    snapshots = [history.Snapshot.of(v) for v in shown + ([older] if older else [])]
+    label = deck.game.leader_label.lower() or "leader"
+    for i, version in enumerate(shown):
+        version.current = page.number == 1 and i == 0  # nothing to restore: the deck as it is
+        if i + 1 < len(snapshots):
+            version.changes = history.diff(snapshots[i + 1], snapshots[i], leader_label=label)
+        elif version.number == 1:
+            version.changes = history.created(snapshots[i])
+        else:  # the deck was made before history was kept
+            version.changes = history.started(snapshots[i])
+    return shown
+
+
+def _render_history(request, deck: Deck, *, error=None, refused=None, status=200):
+    """Queries: the deck (by the caller), the number of versions, the page's versions with
+    their formats and leaders, the version before them; whatever the number of versions."""
+    versions = deck.versions.select_related("format", "leader").order_by("-number")
+    page = _paginate(request, versions, VERSIONS_PER_PAGE)
+    context = {
+        "deck": deck,
+        "game": deck.game,
+        "page": page,
+        "versions": _versions_with_changes(deck, page),
+        "is_owner": request.user.is_authenticated and deck.owner_id == request.user.pk,
+        "not_legal": _not_legal(error, {}, deck),
+        "refused": refused,
+    }
+    return render(request, "deckbuilder/deck_history.html", context, status=status)
+
+
+@require_safe
+def deck_history(request, share_id):
+    """Every saved change of a deck, newest first: whoever may see the deck may see its history
+    (the owner only for a private deck); only the owner gets restore buttons."""
+    deck = get_object_or_404(Deck.objects.visible_to(request.user).for_display(), share_id=share_id)
+    return _render_history(request, deck)
+
+
+@login_required
+@require_POST
+def deck_restore_version(request, share_id, number):
+    """The owner brings back an old version's format, leader and cards as a new version."""
+    deck = _own_deck(request, share_id)
+    if number > _LARGEST_NUMBER or not deck.versions.filter(number=number).exists():
+        raise Http404("This deck has no such version.")
+    try:
+        restored = services.deck_restore_version(deck=deck, number=number)
+    except services.DeckNotLegal as e:
+        return _render_history(request, deck, error=e, refused=number, status=400)
+    what = (
+        f"cards, format and {deck.game.leader_label.lower()}"
+        if deck.game.has_leaders
+        else "cards and format"
+    )
+    messages.success(
+        request, f"Restored the {what} of version {number} as version {restored.deck.version}."
+    )
+    if restored.skipped:
+        messages.warning(
+            request,
+            f"Left out, no longer in {deck.game.name}: {', '.join(restored.skipped)}.",
+        )
+    return redirect("deck-history", share_id=deck.share_id)
+
+
+@login_required
+@require_http_methods(["GET", "HEAD", "POST"])
+def deck_delete(request, share_id):
+    """The owner confirms (GET shows what goes), then POST deletes the deck for good."""
+    deck = _own_deck(request, share_id)
+    if request.method == "POST":
+        services.deck_delete(deck=deck)
+        messages.success(request, f"Deleted “{deck.name}”.")
+        return redirect("my-decks")
+    return render(
+        request,
+        "deckbuilder/deck_delete.html",
+        {"deck": deck, "game": deck.game, "decks": _with_size([deck])},
+    )

@@ -1,6 +1,8 @@
 """Markdown -> sanitised HTML with cross-links, and plain text -> Markdown (escaped).
 
-`render_markdown` turns Markdown into HTML (tables, fenced code, sane lists), sanitises it with
+`render_markdown` turns Markdown into HTML (tables, fenced code, sane lists; a list nested under
+a list item by the item's own indentation, 2 or 3 spaces as CommonMark takes it, is nested as
+Python-Markdown's 4 spaces would be: see `nest_lists`), sanitises it with
 nh3 (a fixed set of tags and attributes; http, https and mailto links only; script and style
 dropped with their content; no event handlers), then walks the *sanitised* HTML's text nodes,
 outside links and code, to add cross-links and ``rel="nofollow noopener"`` on external links.
@@ -17,6 +19,7 @@ from __future__ import annotations
 import html
 import re
 import threading
+from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 import markdown
@@ -79,7 +82,7 @@ def render_markdown(text: str, links: dict[str, str] | None = None) -> str:
     """Markdown -> sanitised HTML with cross-links to the sections in `links`."""
     if not (text or "").strip():
         return ""
-    converted = _converter().reset().convert(text)
+    converted = _converter().reset().convert(nest_lists(text))
     clean = nh3.clean(
         converted,
         tags=ALLOWED_TAGS,
@@ -90,6 +93,92 @@ def render_markdown(text: str, links: dict[str, str] | None = None) -> str:
         strip_comments=True,
     )
     return _finish(clean, links or {})
+
+
+# --- nested lists ---------------------------------------------------------------------------
+# Python-Markdown nests a block in a list item only when it is indented by 4 spaces a level;
+# CommonMark, and every rulebook written for it or converted from PDF, by the item's own
+# indentation: 2 spaces under "- ", 3 under "1. ". nest_lists re-indents what is inside list
+# items to Python-Markdown's 4 spaces a level, so that both read the same. Lines outside list
+# items (indented code, "- " lines inside a paragraph, fenced code) are left as they are.
+
+_ANY_ITEM = re.compile(r"^[ \t]*(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)", re.M)
+_ITEM = re.compile(r"(?P<indent> *)(?P<marker>[-*+]|\d{1,9}[.)])(?P<space> *)(?P<rest>.*)")
+_FENCE = re.compile(r" {0,3}(?P<fence>`{3,}|~{3,})")
+_RULE_LINE = re.compile(r" {0,3}([-*_])(?: *\1){2,} *")
+TAB = 4  # Python-Markdown's tab_length: the indentation of one level
+NESTED = 2  # a marker indented this much more than its item's marker is a nested item's
+
+
+@dataclass
+class _Item:
+    """An open list item of the source: where its marker is, where its text starts."""
+
+    marker: int
+    column: int
+    depth: int
+
+    @property
+    def nests_at(self) -> int:
+        """How far in a marker must be to start a list nested in this item: its text's column
+        (CommonMark), or 2 spaces past its marker ("10. Ten" and "   - a" under it)."""
+        return min(self.column, self.marker + NESTED)
+
+
+def nest_lists(text: str) -> str:
+    """`text` with the lines inside list items re-indented to 4 spaces a level: a nested
+    item's marker at 4 x its depth, any other line at 4 x (its item's depth + 1) plus what it
+    has beyond the item's text column (so that indented code inside an item stays code)."""
+    if not _ANY_ITEM.search(text):
+        return text
+    out: list[str] = []
+    items: list[_Item] = []  # the open list items, outermost first
+    fence = ""  # the fence of the fenced code block the line is in
+    after_blank = True
+    for line in text.split("\n"):
+        if fence:
+            out.append(line)
+            if line.strip().startswith(fence) and not line.strip().strip(fence[0]):
+                fence = ""
+            continue
+        if not line.strip():
+            out.append(line)
+            after_blank = True
+            continue
+        body = line.lstrip(" \t")
+        indent = len(line[: len(line) - len(body)].expandtabs(TAB))
+        expanded = " " * indent + body  # tabs in the indentation as the columns they reach
+        item = _ITEM.fullmatch(expanded)
+        opening = _FENCE.match(expanded)
+        if opening or _RULE_LINE.fullmatch(expanded):
+            item = None  # "* * *" is a rule, not an item
+        if item and items and indent >= items[-1].column + TAB:
+            item = None  # indented code inside the item
+        in_list = bool(items)
+        # The items this line is not inside of end, at an item of their own or after a blank
+        # line (a line right after an item's text, however indented, continues that text).
+        if item:
+            while items and indent < items[-1].nests_at:
+                items.pop()
+        elif after_blank or opening:
+            while items and indent < items[-1].column:
+                items.pop()
+        if opening and not items:
+            fence = opening["fence"]
+            out.append(line)
+        elif item and (in_list or after_blank) and (items or indent < TAB):
+            depth = len(items)
+            space = len(item["space"])
+            width = len(item["marker"]) + (space if item["rest"] and space <= TAB else 1)
+            items.append(_Item(indent, indent + width, depth))
+            out.append(" " * (TAB * depth) + body if depth else line)
+        elif items and indent >= items[-1].column:
+            inner = items[-1]
+            out.append(" " * (TAB * (inner.depth + 1) + indent - inner.column) + body)
+        else:
+            out.append(line)
+        after_blank = False
+    return "\n".join(out)
 
 
 def _finish(clean_html: str, links: dict[str, str]) -> str:

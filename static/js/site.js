@@ -17,3 +17,106 @@ document.addEventListener("click", (event) => {
     done(document.execCommand && document.execCommand("copy") ? "Copied" : "Select and copy it");
   }
 });
+
+// The header's menu on phones: the button shows only with JavaScript; CSS folds the menu.
+(() => {
+  const toggle = document.getElementById("menu-toggle");
+  const menu = document.getElementById("site-menu");
+  if (!toggle || !menu) return;
+  const header = toggle.closest(".site-header");
+  header.classList.add("menu-ready");
+  toggle.hidden = false;
+  const open = (yes) => {
+    toggle.setAttribute("aria-expanded", String(yes));
+    menu.classList.toggle("open", yes);
+  };
+  toggle.addEventListener("click", () => open(toggle.getAttribute("aria-expanded") !== "true"));
+  document.addEventListener("keydown", (event) => {
+    if (event.key === "Escape" && menu.classList.contains("open")) {
+      open(false);
+      toggle.focus();
+    }
+  });
+})();
+
+// The builder as two tabs (Cards / Deck) on narrow screens; both side by side on wide ones.
+(() => {
+  const tablist = document.querySelector("[data-tabs]");
+  if (!tablist) return;
+  const tabs = [...tablist.querySelectorAll("[role=tab]")];
+  const holder = document.getElementById(tablist.dataset.tabs);
+  const narrow = window.matchMedia("(max-width: 63.99rem)");
+  const select = (tab, focus) => {
+    for (const t of tabs) {
+      const on = t === tab;
+      t.setAttribute("aria-selected", String(on));
+      t.tabIndex = on ? 0 : -1;
+    }
+    holder.dataset.tab = tab.dataset.tab;
+    if (focus) tab.focus();
+  };
+  const roles = () => {
+    for (const t of tabs) {
+      const panel = document.getElementById(t.getAttribute("aria-controls"));
+      if (narrow.matches) {
+        panel.setAttribute("role", "tabpanel");
+        panel.setAttribute("aria-labelledby", t.id);
+      } else {
+        panel.removeAttribute("role");
+        panel.removeAttribute("aria-labelledby");
+      }
+    }
+  };
+  tablist.hidden = false;
+  holder.classList.add("tabbed");
+  roles();
+  narrow.addEventListener("change", roles);
+  select(tabs.find((t) => t.getAttribute("aria-selected") === "true") || tabs[0], false);
+  tablist.addEventListener("click", (event) => {
+    const tab = event.target.closest("[role=tab]");
+    if (tab) select(tab, false);
+  });
+  tablist.addEventListener("keydown", (event) => {
+    const i = tabs.indexOf(document.activeElement);
+    if (i < 0) return;
+    const step = { ArrowRight: 1, ArrowLeft: -1 }[event.key];
+    if (step) {
+      event.preventDefault();
+      select(tabs[(i + step + tabs.length) % tabs.length], true);
+    } else if (event.key === "Home" || event.key === "End") {
+      event.preventDefault();
+      select(tabs[event.key === "Home" ? 0 : tabs.length - 1], true);
+    }
+  });
+  // A link to something inside the other tab (a skip link, "3 problems") opens that tab.
+  const follow = () => {
+    const target = location.hash && document.getElementById(location.hash.slice(1));
+    const tab = target && tabs.find((t) => document.getElementById(t.getAttribute("aria-controls")).contains(target));
+    if (tab) select(tab, false);
+  };
+  window.addEventListener("hashchange", follow);
+  document.addEventListener("click", (event) => {
+    const link = event.target.closest("a[href^='#']");
+    if (link) setTimeout(follow, 0);
+  });
+  follow();
+})();
+
+// htmx swaps keep keyboard focus: the control pressed, or the same control in the new content;
+// when it is gone (the last copy removed), the heading named by the nearest data-focus-home.
+(() => {
+  let last = null;
+  document.addEventListener("htmx:beforeSwap", () => {
+    const active = document.activeElement;
+    if (!active || active === document.body) { last = null; return; }
+    const home = active.closest("[data-focus-home]");
+    last = { id: active.id, home: home && home.dataset.focusHome };
+  });
+  document.addEventListener("htmx:afterSettle", () => {
+    if (!last) return;
+    const active = document.activeElement;
+    if (active && active !== document.body && document.contains(active)) return;
+    const again = (last.id && document.getElementById(last.id)) || (last.home && document.getElementById(last.home));
+    if (again) again.focus();
+  });
+})();

@@ -246,6 +246,32 @@ def test_import_page_dry_run_reports_and_writes_nothing(staff_client, game):
     assert Card.objects.get(slug="healing").rarity.slug == "uncommon"
 
 
+def test_import_page_dry_run_of_a_clean_file_says_the_file_is_good(staff_client, game):
+    content = staff_client.post(
+        reverse("admin:cards_card_import"), {"file": upload(GOOD), "dry_run": "on"}
+    ).content.decode()
+    assert "Dry run: the file is good" in content
+    assert "new keyword" not in content
+
+
+def test_import_page_dry_run_names_the_keywords_the_file_would_create(staff_client, game):
+    document = {
+        "game": "card-of-gods",
+        "cards": [
+            {"name": "Ember", "rarity": "common", "keywords": ["Ritul", "Plant"]},
+            {"name": "Ash", "rarity": "common", "keywords": ["Shiled"]},
+        ],
+    }
+    response = staff_client.post(
+        reverse("admin:cards_card_import"), {"file": upload(document), "dry_run": "on"}
+    )
+    content = response.content.decode()
+    assert "the file is good" not in content
+    assert "Dry run: the file can be imported" in content
+    assert "It would create 2 new keywords: Ritul, Shiled — check their spelling." in content
+    assert not Keyword.objects.filter(game=game, name__in=["Ritul", "Shiled"]).exists()
+
+
 def test_import_page_real_import_writes_and_returns_to_the_card_list(staff_client, game):
     response = staff_client.post(reverse("admin:cards_card_import"), {"file": upload(GOOD)})
     assert response.status_code == 302

@@ -732,3 +732,46 @@ def test_an_import_that_changes_a_card_judges_the_decks_with_it_again(game, alic
     assert report.updated == 1
     problems = Deck.objects.get(pk=deck.pk).problems
     assert ("colour_mismatch", "punishment") in {(p["code"], p.get("card")) for p in problems}
+
+
+# --- keywords an import creates -------------------------------------------------------------
+
+
+def test_dry_run_names_the_keywords_it_would_create_and_asks_to_check_their_spelling(game):
+    before = snapshot(game)
+    cards = [
+        {"name": "One", "rarity": "common", "keywords": ["Plant", "Ritul"]},  # Plant exists
+        {"name": "Two", "rarity": "common", "keywords": ["keld", "Shiled", "ritul"]},
+    ]
+
+    report = import_records(game=game, cards=cards, dry_run=True)
+
+    assert report.errors == []
+    assert report.new_keywords == ["Ritul", "Shiled"]  # once each, as first spelled
+    assert report.summary() == (
+        "Dry run, nothing was written: would be 2 created, 0 updated, 0 unchanged. "
+        "It would create 2 new keywords: Ritul, Shiled — check their spelling."
+    )
+    assert snapshot(game) == before
+
+
+def test_an_import_that_creates_keywords_says_which_in_its_summary(game):
+    cards = [{"name": "One", "rarity": "common", "keywords": ["Ritul"]}]
+
+    report = import_records(game=game, cards=cards)
+
+    assert report.new_keywords == ["Ritul"]
+    assert (
+        report.summary()
+        == "Imported: 1 created, 0 updated, 0 unchanged. Created 1 new keyword: Ritul."
+    )
+    assert Keyword.objects.filter(game=game, name="Ritul").exists()
+
+
+def test_an_import_with_only_known_keywords_reports_no_new_keyword(game):
+    cards = [{"name": "One", "rarity": "common", "keywords": ["PLANT", "Keld"]}]
+
+    report = import_records(game=game, cards=cards, dry_run=True)
+
+    assert report.new_keywords == []
+    assert "keyword" not in report.summary()

@@ -152,6 +152,15 @@ def test_a_subsection_page_shows_that_subsection_and_its_own_descendants(client)
     assert f'href="{url("rule-section", number="5")}"' in html
 
 
+def test_rule_5_4_shows_its_copy_limits_as_a_list_inside_its_third_item(client):
+    """The sample indents the sub-list by 3 spaces under "3. ", as CommonMark does."""
+    html = section("5.4").body_html
+    assert re.search(r"<li>A deck may hold at most:\s*<ul>\s*<li>three copies", html), html
+    assert "- three copies" not in html
+    page = html_of(client.get(url("rule-section", number="5")))
+    assert re.search(r"<li>A deck may hold at most:\s*<ul>\s*<li>three copies", page)
+
+
 def test_cross_links_in_a_section_body_lead_to_the_referenced_rule(client):
     html = html_of(client.get(url("rule-section", number="5")))
     target = section("5.2")
@@ -184,7 +193,8 @@ def test_a_script_in_a_section_body_never_reaches_the_pages(client, game):
         assert "<script>alert" not in html and "alert('pwned')" not in html, path
         assert "onerror" not in html, path
     response = client.get(url("rule-search"), {"q": "Ten cards pwned"})
-    assert "<script" not in html_of(response)
+    scripts = re.findall(r"<script[^>]*>", html_of(response))
+    assert all(re.fullmatch(r'<script src="/static/js/[\w.]+" defer>', s) for s in scripts)
 
 
 # --- search -----------------------------------------------------------------------------------
@@ -281,6 +291,46 @@ def test_glossary_lists_every_term_a_to_z_with_definition_aliases_and_section(cl
     # the letters nav: a link for a letter with terms, none for a letter without
     assert 'href="#letter-W"' in html
     assert 'href="#letter-Q"' not in html and ">Q<" in html
+
+
+CYRILLIC = re.compile(r"[\u0400-\u04FF]")
+
+
+def test_glossary_marks_russian_aliases_with_their_language_and_names_it(client):
+    html = html_of(client.get(url("rule-glossary")))
+    aliases = re.findall(r'<p class="aliases small">(.*?)</p>', html)
+    assert aliases
+    for paragraph in aliases:
+        # every Russian name is in a lang="ru" span, after the label that names the language
+        outside = re.sub(r'<span lang="ru">[^<]*</span>', "", paragraph)
+        assert not CYRILLIC.search(outside), paragraph
+        if 'lang="ru"' in paragraph:
+            assert re.search(
+                r'<span class="label">(Russian|Also called, in Russian):</span>', paragraph
+            )
+    faith = re.search(r'<dt id="faith-token">.*?<p class="aliases small">(.*?)</p>', html, re.S)
+    assert strip_tags(faith.group(1)) == (
+        "Also called: Faith tokens, Faith, Token of Faith, Tokens of Faith"
+        " · Russian: жетон Веры, жетоны Веры, Вера"
+    )
+    assert '<span lang="ru">жетон Веры</span>' in faith.group(1)
+
+
+@pytest.mark.parametrize(
+    ("aliases", "shown"),
+    [
+        (["Horde", "Орда"], [("Also called", "", ["Horde"]), ("Russian", "ru", ["Орда"])]),
+        (["Орда", "Орды"], [("Also called, in Russian", "ru", ["Орда", "Орды"])]),
+        (["Hordes"], [("Also called", "", ["Hordes"])]),
+        (["漢字", "Kanji"], [("Also called", "", ["Kanji"]), ("In another script", "", ["漢字"])]),
+        ([], []),
+    ],
+    ids=["both", "russian-only", "english-only", "unknown-script", "none"],
+)
+def test_alias_groups_put_the_pages_language_first_and_name_each_other_language(aliases, shown):
+    from cards.templatetags.glossary import alias_groups
+
+    assert [(g.label, g.lang, g.names) for g in alias_groups(aliases)] == shown
 
 
 def test_glossary_page_takes_a_constant_number_of_queries(client, game):
@@ -403,3 +453,75 @@ def test_card_page_takes_a_constant_number_of_queries_whatever_the_rulings(clien
         card.rulings.create(question=f"Q{i}?", answer="A.", date=date(2025, 1, i + 1))
     after, _ = count_queries(client, path)
     assert before == after
+
+
+# --- card pages: the faction legend ----------------------------------------------------------
+
+FACTION_LEGEND = "marks a faction"
+
+
+@pytest.mark.parametrize(
+    ("slug", "marked"),
+    [("plant-a-seed", True), ("hymn-of-engeln", True), ("healing", False), ("despair", False)],
+)
+def test_faction_legend_shows_only_on_a_card_page_that_shows_a_faction_mark(client, slug, marked):
+    html = html_of(card_page(client, slug))
+    assert ("⚑" in html) is marked  # Keld and Engeln are factions; the others have none
+    assert (FACTION_LEGEND in html) is marked
+
+
+def test_faction_legend_is_absent_from_a_card_with_plain_keywords_only(client, game):
+    Card.objects.get(game=game, slug="healing").keywords.set(
+        game.keywords.filter(is_faction=False)[:1]
+    )
+    html = html_of(card_page(client, "healing"))
+    assert '<li class="keyword">' in html
+    assert "⚑" not in html and FACTION_LEGEND not in html
+
+
+# --- deck counters: "n/size cards" -----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("count", "size", "shown"),
+    [
+        (1, "10", "1/10 cards"),
+        (0, "10", "0/10 cards"),
+        (1, "40–60", "1/40–60 cards"),
+        (1, "≥ 40", "1/≥ 40 cards"),
+        (1, "≤ 15", "1/≤ 15 cards"),
+        (0, "1", "0/1 card"),
+        (1, "", "1 card"),
+        (2, "", "2 cards"),
+        (0, "", "0 cards"),
+    ],
+)
+def test_deck_counter_noun_agrees_with_the_size_when_shown_else_with_the_count(count, size, shown):
+    from types import SimpleNamespace
+
+    from django.template.loader import render_to_string
+
+    html = render_to_string(
+        "deckbuilder/partials/counter.html",
+        {"deck": SimpleNamespace(card_count=count), "size": size},
+    )
+    assert re.sub(r"\s+", " ", strip_tags(html)).strip() == shown
+
+
+def test_deck_pages_count_one_card_of_ten_as_1_of_10_cards(client, game, alice):
+    from deckbuilder import services as deck_services
+    from deckbuilder.models import Deck
+
+    deck = deck_services.deck_create(
+        owner=alice,
+        game=game,
+        leader=game.leaders.get(slug="kellantra"),
+        name="One seed",
+        contents={(Card.objects.get(game=game, slug="plant-a-seed"), "main"): 1},
+    )
+    client.force_login(alice)
+    for name in ("deck-detail", "deck-edit"):
+        text = text_of(client.get(reverse(name, args=[deck.share_id])))
+        assert "1/10 cards" in text, name
+        assert "1/10 card " not in text and not text.endswith("1/10 card"), name
+    assert Deck.objects.get(pk=deck.pk).card_count == 1

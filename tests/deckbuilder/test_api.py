@@ -49,6 +49,7 @@ def make_deck(owner, *, visibility=Visibility.PRIVATE, counts=None, leader="gott
 def snapshot(deck):
     """Everything a refused write must leave as it was."""
     deck = Deck.objects.filter(pk=deck.pk).values().first()
+    deck.pop("copies")  # a copy made by another player counts on the original, by design
     entries = sorted(DeckCard.objects.filter(deck_id=deck["id"]).values_list("card__slug", "count"))
     return deck, entries
 

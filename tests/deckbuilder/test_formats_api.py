@@ -988,6 +988,7 @@ def perform(client, action, deck_id):
 
 def snapshot(deck_id):
     deck = Deck.objects.filter(share_id=deck_id).values().first()
+    deck.pop("copies")  # a copy made by another player counts on the original, by design
     entries = sorted(
         DeckCard.objects.filter(deck__share_id=deck_id).values_list(
             "card__slug", "section", "count"

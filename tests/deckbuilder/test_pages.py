@@ -271,7 +271,9 @@ def test_copy_limit_and_deck_size_are_read_from_the_format():
 def test_htmx_plus_returns_the_partials_with_the_updated_counter_not_the_page(client, alice, game):
     client.force_login(alice)
     deck = make_deck(alice, game, {"healing": 1})
-    response = plus(client, deck, "plant-a-seed", **HTMX)
+    response = client.post(
+        edit_url(deck), {"card": "plant-a-seed", "op": "add", "shown": "plant-a-seed"}, **HTMX
+    )
     assert response.status_code == 200
     html = response.content.decode()
     assert "<html" not in html and "<header" not in html
@@ -545,7 +547,7 @@ def test_my_decks_lists_only_my_decks_with_leader_count_verdict_and_visibility(
     response = client.get(reverse("my-decks"))
     page = text_of(response)
     assert [d.name for d in response.context["decks"]] == ["Mine draft", "Mine legal"]
-    assert "Mine draft Expedition Leader: Kellantra 1/10 card ✗ Not legal ○ Private" in page
+    assert "Mine draft Expedition Leader: Kellantra 1/10 cards ✗ Not legal ○ Private" in page
     assert "Mine legal Expedition Leader: Kellantra 10/10 cards ✓ Legal ◉ Public" in page
     assert "Not mine" not in page
     assert f'href="{edit_url(mine)}"' in response.content.decode()
@@ -574,7 +576,7 @@ def test_public_deck_list_shows_only_public_decks_and_filters_by_leader_and_card
     assert names("?leader=kellantra&card=punishment") == []
     response = client.get(reverse("deck-list") + "?card=no-such-card")
     assert response.status_code == 400
-    assert "No card named 'no-such-card'." in text_of(response)
+    assert "Contains the card: Unknown card 'no-such-card'." in text_of(response)
 
 
 def test_public_deck_list_is_paginated(client, alice, game):

@@ -83,3 +83,6 @@ def _load_rules(game):
         except (OSError, ValueError) as e:  # services.ContentError is a ValueError
             raise CommandError(f"{path.name}: {e}") from None
         yield f"{label}: {report.summary()}"
+    # An import renders only what changed; a newer renderer may draw unchanged text better.
+    if rendered := services.rerender_sections(game=game):
+        yield f"{rendered} rules texts rendered again"
