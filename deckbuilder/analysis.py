@@ -19,12 +19,14 @@ def _rows(counts: dict, extra: Iterable = ()) -> list[dict]:
 
 
 def cost_curve(entries) -> list[dict]:
-    """Copies by total cost, 0 to 7+, every column shown (an empty one is news too)."""
+    """Copies by total cost, from 0 to the highest (7+ holds the rest); an empty column
+    between two others is shown, it is news too."""
     counts = [0] * (CURVE_TOP + 1)
     for entry in entries:
         counts[min(entry.card.total_cost, CURVE_TOP)] += entry.count
     if not any(counts):
         return []
+    counts = counts[: max(i for i, n in enumerate(counts) if n) + 1]  # no empty tail
     top = max(counts)
     return [
         {

@@ -27,6 +27,11 @@ def test_cost_curve_counts_copies_per_total_cost_and_gathers_seven_and_up():
     assert curve[2]["pct"] == 100 and curve[0]["pct"] == 67
 
 
+def test_cost_curve_ends_at_the_highest_cost_held():
+    curve = analysis.cost_curve([entry(1, 2), entry(3, 1)])
+    assert [row["item"] for row in curve] == ["0", "1", "2", "3"]
+
+
 def test_cost_curve_of_an_empty_deck_has_no_rows():
     assert analysis.cost_curve([]) == []
 
