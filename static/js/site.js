@@ -120,3 +120,14 @@ document.addEventListener("click", (event) => {
     if (again) again.focus();
   });
 })();
+
+// Escape hides a card preview shown on hover or focus (WCAG 1.4.13: dismissible) until the
+// pointer or the focus moves on.
+document.addEventListener("keydown", (event) => {
+  if (event.key === "Escape") document.body.classList.add("previews-hidden");
+});
+for (const type of ["focusin", "pointerover"]) {
+  document.addEventListener(type, (event) => {
+    if (!event.target.closest(".has-preview")) document.body.classList.remove("previews-hidden");
+  });
+}

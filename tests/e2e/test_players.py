@@ -52,9 +52,14 @@ def open_as(browser, size, live_server, username=None):
     return page
 
 
+def idle(page):
+    """Wait until htmx has no request, swap or settle under way (suggestions included)."""
+    expect(page.locator(".htmx-request, .htmx-swapping, .htmx-settling")).to_have_count(0)
+
+
 def no_violations(page):
     """axe on the page once htmx is done with it (dimmed results would fail on contrast)."""
-    expect(page.locator(".htmx-request, .htmx-swapping, .htmx-settling")).to_have_count(0)
+    idle(page)
     assert violations(page) == [], page.url
 
 
@@ -122,7 +127,10 @@ def test_build_a_deck_with_the_keyboard_alone(browser, live_server, game, size):
     expect(page.locator("#quick-add-error")).to_contain_text("No card named “nothing like it”")
 
     # Removing the last copy from the panel: the focus goes to the panel's heading, not lost.
-    page.focus("#panel-remove-main-plant-a-seed")
+    idle(page)
+    remove = page.locator("#panel-remove-main-plant-a-seed")
+    remove.focus()
+    expect(remove).to_be_focused()
     page.keyboard.press("Enter")
     expect(page.locator("#deck-status")).to_contain_text("Plant A Seed: 0 in deck.")
     expect(page.locator("#panel-heading")).to_be_focused()
@@ -193,6 +201,7 @@ def test_import_review_share_and_delete_a_deck_without_the_api(browser, live_ser
     expect(page).to_have_url(f"{url}/decks/mine/")
     expect(page.locator("main")).to_contain_text("Deleted “Pasted”.")
     assert not Deck.objects.exists()
+    no_violations(page)
 
 
 def test_browse_cards_and_public_decks(browser, live_server, game, size):
@@ -287,3 +296,5 @@ def test_card_preview_shows_on_keyboard_focus_in_the_builder(browser, live_serve
     page.locator("#card-healing .card-name a").focus()
     expect(preview).to_be_visible()
     expect(preview.locator("img")).to_have_attribute("src", re.compile("healing/face.svg"))
+    page.keyboard.press("Escape")  # dismissible without moving the focus
+    expect(preview).to_be_hidden()
