@@ -106,19 +106,23 @@ document.addEventListener("click", (event) => {
 // when it is gone (the last copy removed), the heading named by the nearest data-focus-home.
 (() => {
   let last = null;
-  document.addEventListener("htmx:beforeSwap", () => {
-    const active = document.activeElement;
-    if (!active || active === document.body) { last = null; return; }
-    const home = active.closest("[data-focus-home]");
-    last = { id: active.id, home: home && home.dataset.focusHome };
-  });
-  document.addEventListener("htmx:afterSettle", () => {
+  const restore = () => {
     if (!last) return;
     const active = document.activeElement;
     if (active && active !== document.body && document.contains(active)) return;
     const again = (last.id && document.getElementById(last.id)) || (last.home && document.getElementById(last.home));
     if (again) again.focus();
+  };
+  document.addEventListener("htmx:beforeSwap", () => {
+    const active = document.activeElement;
+    if (!active || active === document.body) { last = null; return; }
+    const home = active.closest("[data-focus-home]");
+    last = { id: active.id, home: home && home.dataset.focusHome };
+    // A form whose own block an out-of-band swap replaces is gone from the page: its settle
+    // event reaches no one, so look again once htmx has settled (its settle delay is 20 ms).
+    setTimeout(restore, 50);
   });
+  document.addEventListener("htmx:afterSettle", restore);
 })();
 
 // Escape hides a card preview shown on hover or focus (WCAG 1.4.13: dismissible) until the

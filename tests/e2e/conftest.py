@@ -84,3 +84,19 @@ def world(transactional_db):
     if not Game.objects.filter(slug="card-of-gods").exists():
         build_world()
         build_users()
+
+
+def add_verdant_ward(game):
+    """One more green common for Kellantra: with it she can field a legal ten
+    (3 Plant A Seed, 2 Healing, 3 Quiet Prayer, 2 Verdant Ward)."""
+    from cards import services
+
+    return services.save_card(
+        game=game,
+        fields={
+            "name": "Verdant Ward",
+            "cost": {"life": 1},
+            "rarity": game.rarities.get(slug="common"),
+        },
+        keywords=["Keld"],
+    )

@@ -5,9 +5,9 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from cards import services as card_services
 from cards.models import Game
 from deckbuilder.models import Deck
+from tests.e2e.conftest import add_verdant_ward
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -16,16 +16,7 @@ DECK = {"plant-a-seed": 3, "healing": 2, "quiet-prayer": 3, "verdant-ward": 2}
 
 
 def test_sign_up_build_a_legal_deck_share_it_and_copy_it(browser, live_server, world):
-    game = Game.objects.get(slug="card-of-gods")
-    card_services.save_card(
-        game=game,
-        fields={
-            "name": "Verdant Ward",
-            "cost": {"life": 1},
-            "rarity": game.rarities.get(slug="common"),
-        },
-        keywords=["Keld"],
-    )
+    add_verdant_ward(Game.objects.get(slug="card-of-gods"))
     url = live_server.url
 
     carol = browser.new_context()
