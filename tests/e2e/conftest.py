@@ -100,3 +100,15 @@ def add_verdant_ward(game):
         },
         keywords=["Keld"],
     )
+
+
+def in_builder(page):
+    """The page went to a deck's builder and its scripts are running: a click before htmx
+    has started is a plain form post (the page then reloads, which is right without
+    JavaScript, and not what these tests are about)."""
+    import re
+
+    from playwright.sync_api import expect
+
+    expect(page).to_have_url(re.compile(r"/decks/[-_A-Za-z0-9]+/edit/"))
+    page.wait_for_load_state("load")
