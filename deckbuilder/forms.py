@@ -133,27 +133,9 @@ class DeckSettingsForm(forms.Form):
 
 def card_by_name(game: Game, text: str) -> Card:
     """The card of `game` a player means by `text`: its slug, its name in any case, or the
-    start of one name; otherwise a ValidationError that lists the candidates."""
-    text = " ".join(text.split())
+    start of one name (cards.filters.find_by_name: otherwise an error naming the candidates)."""
     cards = Card.objects.filter(game=game).only("pk", "slug", "name", "game_id")
-    exact = cards.filter(Q(slug=text) | Q(name__iexact=text)).first()
-    if exact is not None:
-        return exact
-    starting = list(cards.filter(name__istartswith=text).order_by("name")[:6])
-    if len(starting) == 1:
-        return starting[0]
-    if starting:
-        names = ", ".join(c.name for c in starting[:5]) + (", …" if len(starting) > 5 else "")
-        raise forms.ValidationError(
-            "“%(text)s” starts several card names: %(names)s. Type more of the name.",
-            params={"text": text, "names": names},
-        )
-    within = list(cards.filter(name__icontains=text).order_by("name")[:5])
-    hint = f" Did you mean {' or '.join(c.name for c in within)}?" if within else ""
-    raise forms.ValidationError(
-        "No card named “%(text)s” in %(game)s.%(hint)s",
-        params={"text": text, "game": game.name, "hint": hint},
-    )
+    return find_by_name(cards, " ".join(text.split()), noun="card")[0]
 
 
 class CountForm(forms.Form):

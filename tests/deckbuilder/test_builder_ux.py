@@ -42,7 +42,7 @@ def test_quick_add_of_an_ambiguous_start_lists_the_cards_and_changes_nothing(cli
     response = quick_add(client, deck, "P")
     assert response.status_code == 400
     error = text_in(response, "quick-add-error")
-    assert "starts several card names: Plant A Seed, Punishment" in error
+    assert "'P' matches several cards: Plant A Seed, Punishment. Type more" in error
     assert counts_of(deck) == {}
     assert 'value="P"' in element(response, "quick-add-name")
 
@@ -53,7 +53,7 @@ def test_quick_add_of_an_unknown_name_suggests_cards_containing_it(client, alice
     response = quick_add(client, deck, "seed", **HTMX)
     assert response.status_code == 400
     error = text_in(response, "quick-add-error")
-    assert "No card named “seed” in Card of Gods. Did you mean Plant A Seed?" in error
+    assert "Unknown card 'seed'. Did you mean Plant A Seed?" in error
     assert "Not changed" in text_in(response, "deck-status")
     assert counts_of(deck) == {}
 

@@ -131,7 +131,7 @@ def test_build_a_deck_with_the_keyboard_alone(browser, live_server, game, size):
     assert focused_id(page) == "quick-add-name"
     page.keyboard.type("nothing like it")
     page.keyboard.press("Enter")
-    expect(page.locator("#quick-add-error")).to_contain_text("No card named “nothing like it”")
+    expect(page.locator("#quick-add-error")).to_contain_text("Unknown card 'nothing like it'.")
 
     # Removing the last copy from the panel: the focus goes to the panel's heading, not lost.
     idle(page)
