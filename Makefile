@@ -54,6 +54,7 @@ lint: install
 bench: install
 	scripts/with-postgres $(BIN)/python bench/card_search.py
 	scripts/with-postgres $(BIN)/python bench/validate_rps.py
+	scripts/with-postgres $(BIN)/python bench/pages.py
 	DATABASE_URL= $(BIN)/python bench/import_cards.py
 	scripts/with-postgres $(BIN)/python bench/import_cards.py
 	DATABASE_URL= $(BIN)/python bench/rules.py
