@@ -19,7 +19,7 @@ from rest_framework import permissions, serializers, viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response
 
-from . import rulebook, services
+from . import rulebook, services, vocabulary
 from .filters import CardFilter
 from .models import (
     SEARCH_MAX_LENGTH,
@@ -435,10 +435,8 @@ class GameScopedViewSet(viewsets.ModelViewSet):
 
     @cached_property
     def game(self) -> Game:
-        return get_object_or_404(
-            Game.objects.prefetch_related("colours", "rarities", "card_types", "stats", "formats"),
-            slug=self.kwargs["game"],
-        )
+        """The game with its vocabulary attached (cached: cards.vocabulary)."""
+        return vocabulary.game_or_404(self.request, self.kwargs["game"])
 
     def get_serializer_context(self):
         return {**super().get_serializer_context(), "game": self.game}
@@ -454,7 +452,7 @@ class CardViewSet(GameScopedViewSet):
     def get_queryset(self):
         if getattr(self, "swagger_fake_view", False):
             return self.queryset
-        return Card.objects.filter(game=self.game).for_listing()
+        return Card.objects.filter(game=self.game).for_listing(self.game)
 
 
 class LeaderViewSet(GameScopedViewSet):

@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 
 from django.conf import settings
 
-from . import legality
-from .models import Card, Format, Game, Leader, Loyalty, RuleSection, section_href
+from . import legality, vocabulary
+from .models import Card, Format, Game, Leader, Loyalty, RuleSection
 
 
 @dataclass
@@ -136,10 +136,7 @@ def _load(game_id: int) -> GameRules:
             )
             for pk, slug, name in leaders
         },
-        rule_urls={
-            number: section_href(game.slug, number, anchor)
-            for number, anchor in anchors.values_list("number", "anchor")
-        },
+        rule_urls=vocabulary.rule_urls(game.slug, anchors.values_list("number", "anchor")),
     )
 
 

@@ -1,8 +1,13 @@
 from django.utils.functional import SimpleLazyObject
 
-from .models import Game
+from .vocabulary import navigation_games
 
 
 def navigation(request):
-    """The games for the header navigation of every page (queried only if a page shows it)."""
-    return {"nav_games": SimpleLazyObject(lambda: list(Game.objects.only("slug", "name")))}
+    """The games for the header navigation of every page (read only if a page shows it): no
+    query when the page read the games' version with its game or deck (cards.vocabulary)."""
+    return {
+        "nav_games": SimpleLazyObject(
+            lambda: navigation_games(getattr(request, "games_version", None))
+        )
+    }

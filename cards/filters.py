@@ -250,7 +250,10 @@ class CardFilter(django_filters.FilterSet):
         slug = self.form.cleaned_data.get("in_format")
         formats = list(self.game.formats.all())
         fmt = next((f for f in formats if f.slug == slug), None) or self.game.default_format()
-        return queryset.usable_by(value, fmt)
+        # The leader with its colours, factions and loyalty, from the game's cached vocabulary
+        # when the page attached it (else usable_by reads them).
+        words = getattr(self.game, "_vocabulary", None)
+        return queryset.usable_by((words and words.leader(value.pk)) or value, fmt)
 
     def filter_format(self, queryset, name, value: str):
         return queryset  # read by filter_leader
@@ -264,7 +267,7 @@ class CardFilter(django_filters.FilterSet):
         data = self.data
         chosen_colours, chosen_rarities = set(data.getlist("colour")), set(data.getlist("rarity"))
         chosen_types = set(data.getlist("type"))
-        keywords = list(Keyword.objects.filter(game=self.game))
+        keywords = list(self.game.keywords.all())  # no query with the vocabulary attached
         keys = [k for k in self.filters if k not in ("sort", "in_format", *exclude)]
         return {
             "type_options": [

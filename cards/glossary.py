@@ -1,7 +1,8 @@
 """Glossary terms in card text: links to their definitions, and the rules that concern a card.
 
-`Glossary.for_game(game)` reads the game's terms with their sections in one query; a view builds
-it once per request and passes it to templates, where the `glossify` filter
+`Glossary.for_game(game)` reads the game's terms with their sections (from its cached
+vocabulary, cards.vocabulary, when the page attached it; else in one query); a view builds it once
+per request and passes it to templates, where the `glossify` filter
 (cards.templatetags.glossary) escapes card text and wraps every term or alias it finds (longest
 first, whole words, any case) in a link to the section defining it, with the definition shown on
 hover and keyboard focus. `rules_for_card` lists the sections a card page points to.
@@ -30,10 +31,32 @@ class Term:
     definition: str  # plain text, for the tooltip
     section: RuleSection | None
     href: str  # the defining section (page and anchor), else the glossary entry
+    aliases: tuple[str, ...] = ()
 
     @property
     def tip_id(self) -> str:
         return f"term-{self.slug}"
+
+
+def read_terms(game, rows=None) -> list[Term]:
+    """The game's glossary terms with their sections (`rows`: the GlossaryTerm rows with their
+    sections, else one query reads them)."""
+    glossary_url = reverse("rule-glossary", kwargs={"game": game.slug})
+    if rows is None:
+        rows = GlossaryTerm.objects.filter(game=game).select_related("section")
+    terms = []
+    for row in rows:
+        if row.section is not None:
+            row.section.game = game  # URLs read it: no query per term
+            href = section_href(game.slug, row.section.number, row.section.anchor)
+        else:
+            href = f"{glossary_url}#{row.slug}"
+        definition = " ".join(html.unescape(strip_tags(row.definition_html)).split())
+        if len(definition) > DEFINITION_CHARS:
+            definition = definition[: DEFINITION_CHARS - 1].rstrip() + "…"
+        aliases = tuple(row.aliases or ())
+        terms.append(Term(row.slug, row.term, definition, row.section, href, aliases))
+    return terms
 
 
 @dataclass
@@ -47,21 +70,18 @@ class Glossary:
 
     @classmethod
     def for_game(cls, game) -> Glossary:
-        glossary_url = reverse("rule-glossary", kwargs={"game": game.slug})
-        terms, by_name = [], {}
-        rows = GlossaryTerm.objects.filter(game=game).select_related("section")
-        for row in rows:
-            if row.section is not None:
-                row.section.game = game  # URLs read it: no query per term
-                href = section_href(game.slug, row.section.number, row.section.anchor)
-            else:
-                href = f"{glossary_url}#{row.slug}"
-            definition = " ".join(html.unescape(strip_tags(row.definition_html)).split())
-            if len(definition) > DEFINITION_CHARS:
-                definition = definition[: DEFINITION_CHARS - 1].rstrip() + "…"
-            term = Term(row.slug, row.term, definition, row.section, href)
-            terms.append(term)
-            for name in [row.term, *(row.aliases or [])]:
+        """The game's glossary: from its cached vocabulary when the page attached one (no
+        query), else read from the database (one query)."""
+        words = getattr(game, "_vocabulary", None)
+        if words is not None:
+            return words.glossary()
+        return cls.of_terms(read_terms(game))
+
+    @classmethod
+    def of_terms(cls, terms: list[Term]) -> Glossary:
+        by_name: dict[str, Term] = {}
+        for term in terms:
+            for name in [term.term, *term.aliases]:
                 by_name.setdefault(name.casefold(), term)
         names = sorted(by_name, key=len, reverse=True)  # longest first: "Make an Attack"
         pattern = (
@@ -70,6 +90,10 @@ class Glossary:
             else None
         )
         return cls(terms, by_name, pattern)
+
+    def fresh(self) -> Glossary:
+        """The same terms with nothing linked yet (one per page: `link` records what it used)."""
+        return Glossary(self.terms, self.by_name, self.pattern)
 
     def lookup(self, name: str) -> Term | None:
         return self.by_name.get((name or "").strip().casefold())
@@ -156,7 +180,7 @@ def rules_for_card(card: Card, glossary: Glossary) -> list[Concern]:
     mentions = RuleSection.objects.live().filter(
         Q(title__icontains=card.name) | Q(body__icontains=card.name), game=game
     )
-    for section in mentions.only("game", "number", "anchor", "title", "body"):
+    for section in mentions.only("game", "number", "anchor", "title", "body", "sort_key"):
         section.game = game
         if name.search(section.title) or name.search(section.body):
             add(section, f"names {card.name}")

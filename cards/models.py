@@ -16,7 +16,18 @@ from django.contrib.postgres.search import (
 from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import connection, models
-from django.db.models import Case, Exists, F, FloatField, Func, OuterRef, Q, Value, When
+from django.db.models import (
+    Case,
+    Exists,
+    F,
+    FloatField,
+    Func,
+    OuterRef,
+    Q,
+    Subquery,
+    Value,
+    When,
+)
 from django.db.models.functions import Lower
 from django.urls import reverse
 from django.utils.html import strip_tags
@@ -102,6 +113,19 @@ class Game(models.Model):
     def get_absolute_url(self):
         return reverse("card-list", kwargs={"game": self.slug})
 
+    def save(self, *args, update_fields=None, **kwargs):
+        """Save the game, but never write its rules_version back: an instance read before
+        other changes holds an older number, and writing it would hand a version number out
+        twice (caches keyed on it would keep stale data). Only the bump (cards.signals) moves
+        it."""
+        if update_fields is None and not self._state.adding:
+            update_fields = [
+                f.name
+                for f in self._meta.concrete_fields
+                if not f.primary_key and f.name != "rules_version"
+            ]
+        super().save(*args, update_fields=update_fields, **kwargs)
+
     @property
     def has_leaders(self) -> bool:
         return bool(self.leader_label)
@@ -124,7 +148,8 @@ class Game(models.Model):
         """{domain slug: Colour} for the colours that a cost domain pays for."""
         return {c.domain: c for c in self.colours.all() if c.domain}
 
-    # What pages about the game's cards read of it, prefetched in one go.
+    # What pages about the game's cards read of it, prefetched in one go (the pages themselves
+    # take it from the cache: cards.vocabulary).
     VOCABULARY = ("colours", "rarities", "card_types", "stats", "formats")
 
     def default_format(self) -> "Format | None":
@@ -371,12 +396,94 @@ def validate_stats(game: Game, stats) -> dict[str, int]:
     return {k: stats[k] for k in sorted(stats, key=known.index)}
 
 
-class CardQuerySet(models.QuerySet):
-    def for_listing(self):
-        """Everything a list shows, in a constant number of queries."""
-        return self.select_related("game", "rarity", "type", "loyalty_faction").prefetch_related(
-            "colours", "keywords"
+class IdList(models.Aggregate):
+    """The values of a group as one string, comma-separated ("3,5,8"): GROUP_CONCAT on SQLite,
+    string_agg on PostgreSQL."""
+
+    function = "GROUP_CONCAT"
+    output_field = models.TextField()
+
+    def as_postgresql(self, compiler, connection, **extra_context):
+        return self.as_sql(
+            compiler,
+            connection,
+            function="STRING_AGG",
+            template="%(function)s(%(expressions)s::text, ',')",
+            **extra_context,
         )
+
+
+def relation_ids(card: str = "pk") -> dict:
+    """Annotations holding the ids of a card's colours and keywords ("3,5", None for none), the
+    card being `card` of the outer query ("pk" for cards, "card_id" for deck entries): a
+    subquery each, run for the rows fetched only, so a page of cards needs no prefetch query."""
+
+    def ids(relation, column: str) -> Subquery:
+        rows = (
+            relation.through.objects.filter(card_id=OuterRef(card))
+            .order_by()
+            .values("card_id")
+            .annotate(ids=IdList(column))
+            .values("ids")
+        )
+        return Subquery(rows, output_field=models.TextField())
+
+    return {
+        "colour_ids": ids(Card.colours, "colour_id"),
+        "keyword_ids": ids(Card.keywords, "keyword_id"),
+    }
+
+
+class _Dressed(models.query.ModelIterable):
+    """Rows of a `DressedQuerySet.dressed(game)`: each card (the row, or the row's `card`) points
+    at the game and takes its colours, keywords, rarity, type and loyalty faction from the
+    game's cached vocabulary (cards.vocabulary)."""
+
+    def __iter__(self):
+        from . import vocabulary  # it reads these models
+
+        game, path = self.queryset._dress_game, self.queryset._dress_path
+        words = vocabulary.of(game)
+        for row in super().__iter__():
+            card = getattr(row, path) if path else row
+            words.dress(card, game, row.colour_ids, row.keyword_ids)
+            yield row
+
+
+class DressedQuerySet(models.QuerySet):
+    """A queryset of cards, or of rows with a `card`, that can bring each card's colours and
+    keywords in its own row (`relation_ids`) instead of two prefetch queries."""
+
+    _dress_game = None
+    _dress_path = ""
+
+    def _clone(self):
+        clone = super()._clone()
+        clone._dress_game, clone._dress_path = self._dress_game, self._dress_path
+        return clone
+
+    def dressed(self, game: "Game", path: str = ""):
+        """Rows whose card (the row, or its `path` relation) is dressed from `game`'s cached
+        vocabulary: one query, whatever the number of rows."""
+        clone = self.annotate(**relation_ids(f"{path}_id" if path else "pk"))
+        clone._dress_game, clone._dress_path = game, path
+        clone._iterable_class = _Dressed
+        return clone
+
+
+class CardQuerySet(DressedQuerySet):
+    def for_listing(self, game: "Game | None" = None):
+        """Everything a list shows, in a constant number of queries.
+
+        With `game`, one query: the ids of each card's colours and keywords come in its row
+        and are read from the game's cached vocabulary (cards.vocabulary), as are its rarity,
+        type and loyalty faction, and each card points at `game` (`dressed`). Without it, joins
+        and two prefetch queries."""
+        if game is None:
+            return self.select_related(
+                "game", "rarity", "type", "loyalty_faction"
+            ).prefetch_related("colours", "keywords")
+        return self.dressed(game)
 
     def search(self, text: str):
         """Cards whose name or text has every word of `text` (as a word start on PostgreSQL,

@@ -534,6 +534,8 @@ def rerender_sections(*, game) -> int:
                 rows.append(row)
         model.objects.bulk_update(rows, [target], batch_size=500)
         changed += len(rows)
+    if changed:  # glossary definitions are in the pages' cached vocabulary (no signal here)
+        signals.bump(game.pk)
     return changed
 
 
@@ -604,7 +606,7 @@ def import_glossary(*, game, entries) -> UpsertReport:
     matched by slug. ContentError (nothing written) for a bad entry or an unknown section."""
     report = UpsertReport()
     sections = {s.number: s for s in RuleSection.objects.live().filter(game=game)}
-    with transaction.atomic():
+    with transaction.atomic(), signals.one_bump():
         for index, entry in _entries(
             entries, {"term": str, "definition": str}, {"aliases": list, "section": str}
         ):

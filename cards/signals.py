@@ -1,7 +1,8 @@
 """Keep derived data current in the same transaction as the change:
 
 - `Game.rules_version` is bumped whenever something the rules engine reads (or a rule_url
-  points to) changes, so caches keyed on it (cards.catalogue) see it;
+  points to, or the pages' cached vocabulary holds: glossary terms) changes, so caches keyed on
+  it (cards.catalogue, cards.vocabulary) see it;
 - `Card.colour_count` follows the card's colours, however they are set (from the cost, the API,
   an import or the admin), for the colourless filter and the `shares` colour rule.
 
@@ -26,6 +27,7 @@ from .models import (
     Colour,
     Format,
     Game,
+    GlossaryTerm,
     Keyword,
     Leader,
     Loyalty,
@@ -97,10 +99,24 @@ def _relation_changed(sender, instance, action, **kwargs):
         bump(instance.game_id)
 
 
-VOCABULARY = (Card, Leader, Loyalty, Keyword, Colour, Rarity, CardType, Stat, Format, RuleSection)
+# Rule sections: rule_url and the glossary's links; glossary terms: the vocabulary the pages
+# cache (cards.vocabulary) holds them.
+VOCABULARY = (
+    Card,
+    Leader,
+    Loyalty,
+    Keyword,
+    Colour,
+    Rarity,
+    CardType,
+    Stat,
+    Format,
+    RuleSection,
+    GlossaryTerm,
+)
 for model in (Game, *VOCABULARY):
     post_save.connect(_changed, sender=model, dispatch_uid=f"rules-version-save-{model.__name__}")
-for model in VOCABULARY:  # rule sections: rule_url
+for model in VOCABULARY:
     post_delete.connect(_changed, sender=model, dispatch_uid=f"rules-version-del-{model.__name__}")
 for through in (
     Card.colours.through,

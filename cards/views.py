@@ -3,7 +3,10 @@ and the rules reference (contents, sections, search, glossary, printable rules).
 
 Views stay thin: they look objects up by slug, hand reads to QuerySet methods and the shared
 CardFilter, and pass plain values to templates. Every page runs a constant number of queries
-whatever the number of cards shown (lists use `for_listing()` and its prefetched relations).
+whatever the number of cards shown: it reads its game (`vocabulary.game_or_404`, one query that
+also gives the navigation's version), takes the game's vocabulary and leaders from the cache
+(cards.vocabulary), and lists cards with `for_listing(game)` (their colours and keywords come in
+their rows), counted up to a cap (cards.pagination).
 """
 
 import re
@@ -32,7 +35,7 @@ from django.utils.safestring import SafeString, mark_safe
 from django.views.decorators.cache import cache_control
 from django.views.decorators.http import require_safe
 
-from . import faces, legality, rulebook
+from . import faces, legality, rulebook, vocabulary
 from .filters import CardFilter
 from .glossary import Glossary, rules_for_card
 from .models import (
@@ -52,8 +55,10 @@ from .models import (
     snippet,
     subtree_q,
 )
+from .pagination import paginate
 
 CARDS_PER_PAGE = 24
+LEADERS_PER_PAGE = 48
 RESULTS_PER_PAGE = 20
 
 # --- helpers --------------------------------------------------------------------------------
@@ -71,18 +76,15 @@ def _count_of(model):
     return Coalesce(Subquery(counts, output_field=IntegerField()), 0)
 
 
-def _get_game(slug: str, *prefetch: str) -> Game:
-    return get_object_or_404(Game.objects.prefetch_related(*prefetch), slug=slug)
+def _get_game(request, slug: str, **annotations) -> Game:
+    """The page's game (404 if none), its vocabulary left in the database (rules pages)."""
+    return vocabulary.game_or_404(request, slug, vocabulary=False, **annotations)
 
 
-def _paginate(request, queryset, game: Game):
-    """A page of cards, each pointing at `game` (with its prefetched vocabulary)."""
-    page = Paginator(queryset, CARDS_PER_PAGE).get_page(request.GET.get("page"))
-    page.elided_range = list(page.paginator.get_elided_page_range(page.number, on_each_side=2))
-    cards = list(page.object_list)
-    for card in cards:
-        card.game = game
-    return page, cards
+def _paginate(request, cards):
+    """A page of cards (from `for_listing(game)`), counted up to a cap (cards.pagination)."""
+    page = paginate(request, cards, CARDS_PER_PAGE)
+    return page, list(page.object_list)
 
 
 def leaders_able_to_use(card: Card, leaders, fmt: legality.Format) -> list[Leader]:
@@ -95,10 +97,6 @@ def _label(form, name: str) -> str:
     """The label of a filter field, as the form shows it (in the game's words)."""
     field = form.fields.get(name)
     return str(field.label) if field is not None and field.label else name
-
-
-def _type_names(game: Game) -> dict[str, str]:
-    return {t.slug: t.name for t in game.card_types.all()}
 
 
 # --- pages ----------------------------------------------------------------------------------
@@ -134,11 +132,9 @@ def home(request):
 
 @require_safe
 def game_detail(request, game):
-    game = get_object_or_404(
-        Game.objects.annotate(card_count=_count_of(Card), leader_count=_count_of(Leader)),
-        slug=game,
+    game = vocabulary.game_or_404(
+        request, game, card_count=_count_of(Card), leader_count=_count_of(Leader)
     )
-    keywords = Keyword.objects.filter(game=game, is_faction=True)
     return render(
         request,
         "cards/game_detail.html",
@@ -149,7 +145,7 @@ def game_detail(request, game):
             "card_types": list(game.card_types.all()),
             "stats": list(game.stats.all()),
             "formats": list(game.formats.all()),
-            "factions": list(keywords),
+            "factions": [k for k in game.keywords.all() if k.is_faction],
         },
     )
 
@@ -158,7 +154,7 @@ def game_detail(request, game):
 def format_detail(request, game, slug):
     """A format in words: its deck sections and every rule, each linked to its rules section
     and marked when the site chose it; the other formats of the game."""
-    game = _get_game(game, "card_types", "formats")
+    game = vocabulary.game_or_404(request, game)
     formats = list(game.formats.all())
     fmt = next((f for f in formats if f.slug == slug), None)
     if fmt is None:
@@ -196,13 +192,13 @@ def format_detail(request, game, slug):
 
 @require_safe
 def card_list(request, game):
-    game = _get_game(game, *Game.VOCABULARY)  # shared with CardFilter's choices
+    game = vocabulary.game_or_404(request, game)  # its vocabulary: CardFilter's choices
     filterset = CardFilter(
-        request.GET, queryset=Card.objects.filter(game=game).for_listing(), game=game
+        request.GET, queryset=Card.objects.filter(game=game).for_listing(game), game=game
     )
     valid = filterset.is_valid()
     if valid:
-        page, cards = _paginate(request, filterset.qs, game)
+        page, cards = _paginate(request, filterset.qs)
     else:
         page, cards = None, []
     context = {
@@ -239,7 +235,7 @@ def suggest(request, game, kind):
     model = SUGGEST_KINDS.get(kind)
     if model is None:
         raise Http404(f"No suggestions of {kind!r}: ask for {', '.join(SUGGEST_KINDS)}.")
-    game = _get_game(game)
+    game = _get_game(request, game)
     text = request.GET.get("q", "").strip()
     if not text:
         text = next((v.strip() for k, v in request.GET.items() if k != "q" and v.strip()), "")
@@ -269,12 +265,11 @@ def suggest(request, game, kind):
 
 @require_safe
 def card_detail(request, game, slug):
-    game = _get_game(game, "stats", "card_types", "formats")
-    card = get_object_or_404(Card.objects.filter(game=game).for_listing(), slug=slug)
-    card.game = game
-    leaders = Leader.objects.filter(game=game).for_rules()
+    game = vocabulary.game_or_404(request, game)
+    card = get_object_or_404(Card.objects.filter(game=game).for_listing(game), slug=slug)
+    leaders = vocabulary.of(game).leaders  # with their colours, keywords and loyalty
     fmt = game.default_format()
-    engine = fmt.engine(_type_names(game)) if fmt and game.has_leaders else None
+    engine = fmt.engine() if fmt and game.has_leaders else None
     glossary = Glossary.for_game(game)
     rulings = list(card.rulings.all())
     links = section_links(game) if rulings else {}  # "see 9.3" in answers: a link
@@ -331,21 +326,41 @@ def card_face(request, game, slug):
     return response
 
 
+class LeaderSearchForm(forms.Form):
+    q = forms.CharField(label="Name", max_length=SEARCH_MAX_LENGTH, required=False, strip=True)
+
+
 @require_safe
 def leader_list(request, game):
-    game = _get_game(game)
+    """The leaders, LEADERS_PER_PAGE a page, those whose name holds `q` (any case): the game's
+    cached vocabulary holds them with their colours, factions and loyalty, so the page costs
+    the game's query only."""
+    game = vocabulary.game_or_404(request, game)
     if not game.has_leaders:
         raise Http404(f"{game.name} has no leaders.")
-    leaders = Leader.objects.filter(game=game).for_rules()
-    return render(request, "cards/leader_list.html", {"game": game, "leaders": leaders})
+    form = LeaderSearchForm(request.GET)
+    valid = form.is_valid()
+    query = form.cleaned_data["q"] if valid else ""
+    leaders = vocabulary.of(game).leaders_named(query) if valid else []
+    page = paginate(request, leaders, LEADERS_PER_PAGE)
+    context = {
+        "game": game,
+        "form": form,
+        "query": query,
+        "page": page,
+        "leaders": list(page.object_list),
+        "valid": valid,
+    }
+    return render(request, "cards/leader_list.html", context, status=200 if valid else 400)
 
 
 @require_safe
 def leader_detail(request, game, slug):
-    game = _get_game(game, "stats", "card_types", "formats")
-    leader = get_object_or_404(Leader.objects.filter(game=game).for_rules(), slug=slug)
-    leader.game = game
-    page, cards = _paginate(request, Card.objects.usable_by(leader).for_listing(), game)
+    game = vocabulary.game_or_404(request, game)
+    leader = vocabulary.of(game).leader_by_slug.get(slug)
+    if leader is None:
+        raise Http404(f"No {game.leader_label or 'leader'} {slug!r} in {game.name}.")
+    page, cards = _paginate(request, Card.objects.usable_by(leader).for_listing(game))
     return render(
         request,
         "cards/leader_detail.html",
@@ -425,11 +440,10 @@ def rule_index(request, game):
     four characters of its sections' keys). 3 queries in all, 4 for a large rulebook."""
     live = RuleSection.objects.live()
     count = live.filter(game=OuterRef("pk")).order_by().values("game").annotate(n=Count("pk"))
-    game = get_object_or_404(
-        Game.objects.annotate(
-            rules_count=Coalesce(Subquery(count.values("n"), output_field=IntegerField()), 0)
-        ),
-        slug=game,
+    game = _get_game(
+        request,
+        game,
+        rules_count=Coalesce(Subquery(count.values("n"), output_field=IntegerField()), 0),
     )
     live = live.filter(game=game).only(*_CONTENTS_FIELDS).order_by("sort_key")
     paged = game.rules_count > CONTENTS_ONE_PAGE_MAX
@@ -463,7 +477,7 @@ def rule_contents(request, game, number):
     links to read and print it. A page of its own (title, breadcrumbs, the previous and next
     chapters); to htmx only the list, which the contents page loads into the chapter's block.
     One query reads the chapter's sections and the other chapters."""
-    game = _get_game(game)
+    game = _get_game(request, game)
     clean = _top_number(number, game)
     if clean != number:
         return redirect("rule-contents", game=game.slug, number=clean, permanent=True)
@@ -502,7 +516,7 @@ def rule_section(request, game, number):
     """A section with all its subsections, each with its anchor and a permalink (a chapter of
     chaptered rules: with its sections listed). Sections a re-import removed are kept at the
     end of the page of their first part, with a notice."""
-    game = _get_game(game)
+    game = _get_game(request, game)
     try:
         clean = rulebook.normalise_number(number)
     except ValueError:
@@ -558,7 +572,7 @@ def rule_section(request, game, number):
 @require_safe
 def rule_search(request, game):
     """Current sections matching the query, best first, with highlighted snippets."""
-    game = _get_game(game)
+    game = _get_game(request, game)
     form = RuleSearchForm(request.GET)
     valid = form.is_valid()
     query = form.cleaned_data["q"] if valid else ""
@@ -599,7 +613,7 @@ def _initial(term: str) -> str:
 @require_safe
 def rule_glossary(request, game):
     """The glossary A-Z: each term with its definition, other names and defining section."""
-    game = _get_game(game)
+    game = _get_game(request, game)
     terms = sorted(
         GlossaryTerm.objects.filter(game=game).select_related("section"),
         key=lambda t: t.term.casefold(),
@@ -655,7 +669,7 @@ def _printable(sections) -> tuple[list[dict], SafeString]:
 def rule_print(request, game):
     """Every current section in order on one page, for printing, with links to print one
     chapter (top-level section) instead."""
-    game = _get_game(game)
+    game = _get_game(request, game)
     sections, printed = _printable(RuleSection.objects.live().filter(game=game))
     context = {
         "game": game,
@@ -670,7 +684,7 @@ def rule_print(request, game):
 def rule_print_chapter(request, game, number):
     """One chapter (top-level section) and all its current sections, in order, for printing:
     one query for the sections."""
-    game = _get_game(game)
+    game = _get_game(request, game)
     clean = _top_number(number, game)
     if clean != number:
         return redirect("rule-print-chapter", game=game.slug, number=clean, permanent=True)

@@ -3,6 +3,7 @@
 from django import forms
 from django.db.models import Q
 
+from cards import vocabulary
 from cards.filters import find_by_name
 from cards.models import Card, Format, Game, Leader
 from cards.text import one_line, several_lines
@@ -11,14 +12,39 @@ from .models import Visibility
 from .services import MAX_COPIES
 
 
-class LeaderChoiceField(forms.ModelChoiceField):
+class OneOfField(forms.ChoiceField):
+    """One of a game's formats or leaders, by slug, among `objects` (the game's cached
+    vocabulary, cards.vocabulary): listing and checking them runs no query. Cleaned, the object
+    (None when left out)."""
+
+    def __init__(self, *, objects=(), **kwargs):
+        super().__init__(**kwargs)
+        self.objects = objects
+
+    @property
+    def objects(self) -> list:
+        return self._objects
+
+    @objects.setter
+    def objects(self, objects) -> None:
+        self._objects = list(objects)
+        self._by_slug = {obj.slug: obj for obj in self._objects}
+        self.choices = [(obj.slug, str(obj)) for obj in self._objects]
+
+    def clean(self, value):
+        slug = super().clean(value)
+        return self._by_slug.get(slug) if slug else None
+
+
+# What a ModelChoiceField says of a value it does not know (these fields were ones).
+NOT_LISTED = "Select a valid choice. That choice is not one of the available choices."
+
+
+class LeaderChoiceField(OneOfField):
     """A leader of one game, given by slug (the template shows each with colours, factions)."""
 
-    def __init__(self, queryset, **kwargs):
+    def __init__(self, **kwargs):
         super().__init__(
-            queryset,
-            to_field_name="slug",
-            empty_label=None,
             widget=forms.RadioSelect,
             error_messages={
                 "required": "Choose a leader.",
@@ -28,14 +54,11 @@ class LeaderChoiceField(forms.ModelChoiceField):
         )
 
 
-class FormatChoiceField(forms.ModelChoiceField):
+class FormatChoiceField(OneOfField):
     """A format of the deck's game, by slug; left out, the game's default format."""
 
     def __init__(self, **kwargs):
         super().__init__(
-            Format.objects.none(),
-            to_field_name="slug",
-            empty_label=None,
             widget=forms.RadioSelect,
             error_messages={
                 "required": "Choose a format.",
@@ -46,10 +69,12 @@ class FormatChoiceField(forms.ModelChoiceField):
 
 
 def _game_fields(form: forms.Form, game: Game) -> None:
-    """Point a deck form's format and leader fields at `game` (no leader field if it has none)."""
-    form.fields["format"].queryset = Format.objects.filter(game=game)
+    """Point a deck form's format and leader fields at `game` (no leader field if it has none),
+    whose formats and leaders come from its cached vocabulary."""
+    words = vocabulary.of(game)
+    form.fields["format"].objects = words.formats
     if game.has_leaders:
-        form.fields["leader"].queryset = Leader.objects.filter(game=game)
+        form.fields["leader"].objects = words.leaders
         form.fields["leader"].label = game.leader_label
         form.fields["leader"].error_messages["required"] = f"Choose {_a(game.leader_label)}."
     else:
@@ -65,7 +90,7 @@ class DeckNewForm(forms.Form):
     name (blank: "<Leader> deck", or "<Format> deck" without a leader)."""
 
     format = FormatChoiceField(label="Format", required=False)
-    leader = LeaderChoiceField(Leader.objects.none(), label="Leader")
+    leader = LeaderChoiceField(label="Leader")
     name = forms.CharField(
         label="Deck name",
         max_length=120,
@@ -102,17 +127,13 @@ class DeckSettingsForm(forms.Form):
         validators=[several_lines],
         widget=forms.Textarea(attrs={"rows": 4}),
     )
-    format = forms.ModelChoiceField(
-        Format.objects.none(),
-        to_field_name="slug",
+    format = OneOfField(
         label="Format",
-        empty_label=None,
         required=False,
         help_text="Cards in a section the new format lacks move to its first section.",
+        error_messages={"invalid_choice": NOT_LISTED},
     )
-    leader = forms.ModelChoiceField(
-        Leader.objects.none(), to_field_name="slug", label="Leader", empty_label=None
-    )
+    leader = OneOfField(label="Leader", error_messages={"invalid_choice": NOT_LISTED})
     visibility = forms.ChoiceField(
         label="Who can see it",
         choices=Visibility.choices,

@@ -8,7 +8,7 @@ from django.db.models import Q
 from django.urls import reverse
 from django.utils import timezone
 
-from cards.models import Card, Format, Game, Leader
+from cards.models import Card, DressedQuerySet, Format, Game, Leader
 from cards.text import one_line, several_lines
 
 
@@ -111,11 +111,20 @@ class Deck(models.Model):
         return f'"{self.share_id}-{self.version}"'
 
 
+class DeckCardQuerySet(DressedQuerySet):
+    def with_cards(self, game: Game):
+        """The entries with their cards, each card dressed from `game`'s cached vocabulary
+        (colours, keywords, rarity, type, loyalty faction): one query, whatever the deck's size."""
+        return self.select_related("card").dressed(game, "card")
+
+
 class DeckCard(models.Model):
     deck = models.ForeignKey(Deck, on_delete=models.CASCADE, related_name="entries")
     card = models.ForeignKey(Card, on_delete=models.PROTECT, related_name="deck_entries")
     section = models.SlugField(max_length=40, default="main", help_text="A section of the format.")
     count = models.PositiveSmallIntegerField()
+
+    objects = DeckCardQuerySet.as_manager()
 
     class Meta:
         ordering = ["card__name"]

@@ -8,7 +8,7 @@ and the pages' forms.
 """
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import NamedTuple
 
 from django.contrib.admin.models import CHANGE, LogEntry
@@ -17,7 +17,7 @@ from django.db.models import F, Q
 from django.http import Http404
 from django.utils import timezone
 
-from cards import legality
+from cards import legality, vocabulary
 from cards.models import Card, Format, Game, Leader
 
 from . import history
@@ -107,17 +107,27 @@ def _contents_of(deck: Deck) -> dict[tuple[Card, str], int]:
     return {(e.card, e.section): e.count for e in entries_of(deck)}
 
 
-def _save(deck: Deck, contents: Contents | None = None) -> legality.Report:
+_READ = object()  # _save's leader: read it from the database
+
+
+def _save(
+    deck: Deck, contents: Contents | None = None, *, dressed: bool = False, leader=_READ
+) -> legality.Report:
     """Store the deck (and replace its contents, when given) with the engine's verdict, and
-    record it in the deck's history as version `deck.version`."""
+    record it in the deck's history as version `deck.version`. `dressed`: the contents' cards
+    carry what the engine reads already, and `leader` is the deck's with its relations (both
+    read in this transaction); else they are read from the database."""
     replace = contents is not None
     if contents is None:
         contents = _contents_of(deck)
     else:
         contents = {key: n for key, n in contents.items() if n}
-        loaded = cards_for_rules().in_bulk([card.pk for card, _ in contents])
-        contents = {(loaded[card.pk], section): n for (card, section), n in contents.items()}
-    report = judge(fmt=deck.format, leader=leader_for_rules(deck.leader), contents=contents)
+        if not dressed:
+            loaded = cards_for_rules().in_bulk([card.pk for card, _ in contents])
+            contents = {(loaded[card.pk], section): n for (card, section), n in contents.items()}
+    if leader is _READ:
+        leader = leader_for_rules(deck.leader)
+    report = judge(fmt=deck.format, leader=leader, contents=contents)
     if deck.visibility == Visibility.PUBLIC and deck.unpublished_at:
         raise DeckUnpublished(deck)
     if deck.visibility == Visibility.PUBLIC and not report.legal:
@@ -232,18 +242,38 @@ def deck_update(
 
 
 @transaction.atomic
-def deck_set_count(*, deck: Deck, card: Card, count: int, section: str | None = None) -> Deck:
+def deck_set_count(
+    *, deck: Deck, card: Card, count: int | Callable[[int], int], section: str | None = None
+) -> Deck:
     """Set how many copies of one card a section holds (0 removes it): the builder's +/−.
-    `section` defaults to the format's first."""
+    `section` defaults to the format's first. `count` may be a function of the count the
+    locked deck holds (+1, −1); when it changes nothing, nothing is written.
+
+    The engine's data comes from the game's cached vocabulary at the rules_version the lock
+    just read, in this transaction (cards.vocabulary): the entries in one query, the leader
+    and the format's words in none."""
     deck = _lock(deck, None)
+    words = vocabulary.of(deck.game)
+    deck.format.game = deck.game
     section = section or deck.format.slugs[0]
-    contents = {
-        (e.card, e.section): e.count
-        for e in deck.entries.select_related("card")
-        if not (e.card_id == card.pk and e.section == section)
-    }
-    contents[(card, section)] = max(0, min(count, MAX_COPIES))
-    _save(deck, contents)
+    contents, current, dressed = {}, 0, None
+    for e in deck.entries.with_cards(deck.game):
+        if e.card_id == card.pk:
+            dressed = e.card
+        if e.card_id == card.pk and e.section == section:
+            current = e.count
+        else:
+            contents[(e.card, e.section)] = e.count
+    new = max(0, min(count(current) if callable(count) else count, MAX_COPIES))
+    if callable(count) and new == current:
+        return deck
+    if dressed is None:  # not in the deck yet
+        dressed = Card.objects.filter(pk=card.pk).for_listing(deck.game).get()
+    contents[(dressed, section)] = new
+    leader = words.leader(deck.leader_id) if deck.leader_id else None
+    if deck.leader_id and leader is None:
+        leader = leader_for_rules(deck.leader)
+    _save(deck, contents, dressed=True, leader=leader)
     return deck
 
 

@@ -13,7 +13,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
-from django.db import connection, transaction
+from django.db import connection
 from django.db.models import Exists, OuterRef
 from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -22,9 +22,10 @@ from django.utils.text import slugify
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
-from cards import catalogue, legality
+from cards import legality, vocabulary
 from cards.filters import CardFilter
 from cards.models import Card, Game, Leader
+from cards.pagination import paginate as paginate_capped
 
 from . import analysis, history, services
 from .forms import (
@@ -60,11 +61,33 @@ def healthz(request):
 # --- helpers ---------------------------------------------------------------------------------
 
 
-def _entries_for_page(deck: Deck) -> list[DeckCard]:
-    """The deck's entries with card, rarity, type and colours: 2 queries whatever its size."""
-    return list(
-        deck.entries.select_related("card__rarity", "card__type").prefetch_related("card__colours")
+def _deck_or_404(request, share_id: str) -> Deck:
+    """The deck `request.user` may see (404 otherwise) with its owner, game, format and leader,
+    and the version of the site's games for the navigation: one query. The game gets its
+    vocabulary (cards.vocabulary) and the format points at it."""
+    deck = get_object_or_404(
+        Deck.objects.visible_to(request.user)
+        .for_display()
+        .annotate(games_version=vocabulary.games_version()),
+        share_id=share_id,
     )
+    vocabulary.remember_games_version(request, deck.games_version)
+    vocabulary.of(deck.game)
+    deck.format.game = deck.game
+    return deck
+
+
+def _entries(deck: Deck) -> list[DeckCard]:
+    """The deck's entries with their cards, dressed from the game's cached vocabulary: one
+    query whatever the deck's size."""
+    return list(deck.entries.with_cards(deck.game))
+
+
+def _leader(deck: Deck) -> Leader | None:
+    """The deck's leader with its colours, factions and loyalty (from the vocabulary)."""
+    if deck.leader_id is None:
+        return None
+    return vocabulary.of(deck.game).leader(deck.leader_id) or services.leader_for_rules(deck.leader)
 
 
 def _is_htmx(request) -> bool:
@@ -81,7 +104,7 @@ def _named(problems, cards_by_slug: dict, game: Game) -> list[dict]:
     """Problems (dicts or legality.Problem) with the Card they concern and the page of the rule
     they break (`rule_url`, None when the rule names no section), for links."""
     problems = [p if isinstance(p, dict) else p.as_dict() for p in problems]
-    urls = catalogue.rule_urls(game.slug) if problems else {}
+    urls = vocabulary.of(game).rule_urls if problems else {}
     return [
         {**p, "card_obj": cards_by_slug.get(p.get("card")), "rule_url": urls.get(p.get("ref"))}
         for p in problems
@@ -196,7 +219,7 @@ def _card_rows(cards, *, deck: Deck, entries, leader: Leader | None) -> list[Car
 
 def _own_deck(request, share_id: str) -> Deck:
     """The deck if the user owns it; 404 if they cannot see it, 403 if they only can see it."""
-    deck = get_object_or_404(Deck.objects.visible_to(request.user).for_display(), share_id=share_id)
+    deck = _deck_or_404(request, share_id)
     if deck.owner_id != request.user.pk:
         raise PermissionDenied("Only the deck's owner can change it.")
     return deck
@@ -223,10 +246,9 @@ def _with_size(decks):
 def _render_builder(
     request, deck: Deck, *, settings_form=None, error=None, count_errors=(), status=200
 ):
-    game = Game.objects.prefetch_related(*Game.VOCABULARY).get(pk=deck.game_id)
-    deck.game = deck.format.game = game
-    leader = services.leader_for_rules(deck.leader)
-    entries = services.entries_of(deck)
+    game = deck.game  # with its vocabulary (_own_deck)
+    leader = _leader(deck)
+    entries = _entries(deck)
     show_all = request.GET.get("all") == "1" or leader is None
 
     cards = Card.objects.filter(game=game)
@@ -235,10 +257,10 @@ def _render_builder(
     data = request.GET.copy()
     data.pop("leader", None)  # the deck's leader decides, not a filter
     data.pop("in_format", None)
-    filterset = CardFilter(data, queryset=cards.for_listing(), game=game)
+    filterset = CardFilter(data, queryset=cards.for_listing(game), game=game)
     valid = filterset.is_valid()
     if valid:
-        page = _paginate(request, filterset.qs, CARDS_PER_PAGE)
+        page = paginate_capped(request, filterset.qs, CARDS_PER_PAGE)
         rows = _card_rows(page.object_list, deck=deck, entries=entries, leader=leader)
     else:
         page, rows = None, []
@@ -283,34 +305,24 @@ def _change_count(request, deck: Deck):
         errors = [m for messages_ in form.errors.values() for m in messages_]
         if not _is_htmx(request):
             return _render_builder(request, deck, count_errors=errors, status=400)
-        deck.game = Game.objects.prefetch_related(*Game.VOCABULARY).get(pk=deck.game_id)
         context = {"deck": deck, "count_errors": errors, "size": _one_size(deck)}
         return render(request, "deckbuilder/partials/count_error.html", context, status=400)
     card, section = form.cleaned_data["card"], form.cleaned_data["section"]
     error = None
-    with transaction.atomic():
-        # lock the row (no join: PostgreSQL cannot lock the nullable leader's outer join)
-        Deck.objects.select_for_update().filter(pk=deck.pk).first()
-        current = (
-            deck.entries.filter(card=card, section=section).values_list("count", flat=True).first()
-            or 0
-        )
-        count = form.new_count(current)
-        if count != current:
-            try:
-                deck = services.deck_set_count(deck=deck, card=card, count=count, section=section)
-            except services.DeckNotLegal as e:
-                error = e
+    try:  # the new count from the one the locked deck holds (no change: nothing written)
+        deck = services.deck_set_count(deck=deck, card=card, count=form.new_count, section=section)
+    except services.DeckNotLegal as e:
+        error = e
 
     if _is_htmx(request):
-        deck.game = deck.format.game = Game.objects.prefetch_related(*Game.VOCABULARY).get(
-            pk=deck.game_id
-        )
-        entries = services.entries_of(deck)
-        leader = services.leader_for_rules(deck.leader)
-        [row] = _card_rows(
-            [Card.objects.for_listing().get(pk=card.pk)], deck=deck, entries=entries, leader=leader
-        )
+        vocabulary.of(deck.game)
+        deck.format.game = deck.game
+        entries = _entries(deck)
+        leader = _leader(deck)
+        shown = next((e.card for e in entries if e.card_id == card.pk), None)
+        if shown is None:  # no longer in the deck
+            shown = Card.objects.filter(pk=card.pk).for_listing(deck.game).get()
+        [row] = _card_rows([shown], deck=deck, entries=entries, leader=leader)
         row.changed = section
         row.shown = row.slug in request.POST.getlist("shown")
         cards_by_slug = {e.card.slug: e.card for e in entries} | {row.slug: row}
@@ -400,7 +412,7 @@ def deck_new(request):
                 "format": request.GET.get("format") or (default.slug if default else ""),
             },
         )
-    leaders = Leader.objects.filter(game=game).for_rules()
+    leaders = vocabulary.of(game).leaders  # with colours, factions and loyalty
     context = {
         "games": games,
         "game": game,
@@ -449,14 +461,10 @@ def deck_import(request):
 @require_safe
 def deck_detail(request, share_id):
     """The deck's share page: anyone for unlisted and public decks, the owner for private ones.
-    A constant number of queries: the deck, its game's card types and stats, its entries with
-    cards, the cards' colours."""
-    decks = Deck.objects.visible_to(request.user).for_display()
-    deck = get_object_or_404(
-        decks.prefetch_related("game__card_types", "game__stats"), share_id=share_id
-    )
-    deck.format.game = deck.game
-    entries = _entries_for_page(deck)
+    Two queries, whatever the deck's size: the deck (with its game, whose vocabulary is cached),
+    its entries with their cards."""
+    deck = _deck_or_404(request, share_id)
+    entries = _entries(deck)
     export_text = services.deck_export_text(deck, entries)
     context = {
         **_panel_context(deck, entries, request=request),

@@ -5,7 +5,7 @@ this library instead.
 """
 
 from django import template
-from django.db.models import Exists, OuterRef
+from django.db.models import Count, Exists, OuterRef, Window
 
 from deckbuilder.models import Deck, DeckCard
 
@@ -17,12 +17,14 @@ RECENT = 5
 @register.simple_tag
 def public_decks_with(card) -> dict:
     """{"count": how many public decks hold `card` (in any section), "decks": the RECENT most
-    recently changed of them, with owner and leader}: 2 queries, 1 when there is none."""
+    recently changed of them, with owner and leader}: one query (each row carries the count
+    of them all, a window over the rows before the LIMIT)."""
     decks = Deck.objects.public().filter(
         Exists(DeckCard.objects.filter(deck=OuterRef("pk"), card=card))
     )
-    count = decks.count()
-    recent = (
-        list(decks.select_related("owner", "leader").order_by("-updated")[:RECENT]) if count else []
+    recent = list(
+        decks.select_related("owner", "leader")
+        .annotate(total=Window(Count("pk")))
+        .order_by("-updated")[:RECENT]
     )
-    return {"count": count, "decks": recent}
+    return {"count": recent[0].total if recent else 0, "decks": recent}

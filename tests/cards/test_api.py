@@ -142,19 +142,27 @@ def test_bad_filter_values_answer_400_naming_the_filter(api, params):
     assert set(params) <= response.json().keys()
 
 
-def test_card_list_query_count_does_not_grow_with_page_size(api, game):
+@pytest.mark.parametrize("params", [{}, {"q": "filler"}], ids=["all", "search"])
+def test_card_list_takes_three_queries_whatever_the_page_size(api, game, params):
     for i in range(30):
         services.save_card(
             game=game,
             fields={"name": f"Filler {i}", "cost": {"life": 1}, "rarity": game.rarities.first()},
             keywords=["Keld", f"Extra {i}"],
         )
+    api.get(CARDS)  # the first request after a change reads the game's vocabulary again
     counts = []
     for size in (2, 30):
         with CaptureQueriesContext(connection) as ctx:
-            assert len(api.get(CARDS, {"page_size": size}).json()["results"]) == size
+            response = api.get(CARDS, {"page_size": size, **params})
+        assert len(response.json()["results"]) == size
+        assert response.json()["count"] >= 30  # the API's count stays exact
         counts.append(len(ctx.captured_queries))
-    assert counts[0] == counts[1]
+    # the game (its vocabulary from the cache), the count, the page of cards (their colours and
+    # keywords in their rows)
+    assert counts == [3, 3]
+    filler = next(c for c in response.json()["results"] if c["name"] == "Filler 1")
+    assert filler["keywords"] == ["Extra 1", "Keld"] and filler["colours"] == ["green"]
 
 
 # --- writes -------------------------------------------------------------------------------

@@ -11,7 +11,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from cards import catalogue, legality
+from cards import legality
 from cards import services as card_services
 from cards.models import Card, Leader
 from deckbuilder import services
@@ -502,39 +502,104 @@ def test_copy_of_a_deck_one_cannot_see_is_404_and_anonymous_must_log_in(client, 
     assert not Deck.objects.filter(owner=bob).exists()
 
 
-def _deck_page_queries(client, deck) -> int:
-    url = reverse("deck-detail", args=[deck.share_id])
+def _queries(client, url, method="get", **kwargs) -> int:
     with CaptureQueriesContext(connection) as queries:
-        response = client.get(url)
+        response = getattr(client, method)(url, **kwargs)
     assert response.status_code == 200
     return len(queries)
 
 
-def test_deck_page_runs_the_same_few_queries_for_2_and_10_different_cards(client, alice, game):
+def _deck_page_queries(client, deck) -> int:
+    return _queries(client, reverse("deck-detail", args=[deck.share_id]))
+
+
+def sprouts(game, count=60):
     rarity = game.rarities.get(slug="common")
-    for i in range(10):
-        card_services.save_card(
-            game=game,
-            fields={"name": f"Sprout {i}", "rarity": rarity, "cost": {"life": 1, "death": 1}},
-            keywords=["Keld"],
-        )
+    card_services.save_cards(
+        game=game,
+        writes=[
+            card_services.CardWrite(
+                {"name": f"Sprout {i}", "rarity": rarity, "cost": {"life": 1, "death": 1}}, ["Keld"]
+            )
+            for i in range(count)
+        ],
+    )
+
+
+def test_deck_page_runs_the_same_few_queries_for_2_and_60_different_cards(client, alice, game):
+    sprouts(game)
     small = make_deck(alice, game, {"sprout-0": 1, "sprout-1": 1}, visibility="unlisted")
     big = make_deck(
-        alice, game, {f"sprout-{i}": 1 for i in range(10)}, visibility="unlisted", name="Big"
+        alice, game, {f"sprout-{i}": 1 for i in range(60)}, visibility="unlisted", name="Big"
     )
-    catalogue.game_rules(game.slug)  # the per-process cache is warm in steady state
+    client.get(small.get_absolute_url())  # the caches are warm in steady state
     anonymous = (_deck_page_queries(client, small), _deck_page_queries(client, big))
     client.force_login(alice)
     owner = (_deck_page_queries(client, small), _deck_page_queries(client, big))
-    # deck, its game's card types and stats, entries with cards and rarities, the cards'
-    # colours, the header's games (lazy), the rules cache's version check (these decks have
-    # problems, which link to their rules; tests recheck every time, the site once a second);
-    # signing in adds session and user.
-    assert anonymous == (7, 7)
-    assert owner == (9, 9)
+    # the deck with its owner, game (its vocabulary and rules links, and the header's games,
+    # from the cache), format and leader; its entries with their cards and the ids of their
+    # colours and keywords. Signing in adds the session and the user.
+    assert anonymous == (2, 2)
+    assert owner == (4, 4)
+    assert "Sprout 59" in text_of(client.get(big.get_absolute_url()))
+
+
+def test_builder_runs_six_queries_for_an_empty_deck_and_a_60_card_one(client, alice, game):
+    sprouts(game)
+    small = make_deck(alice, game, {"sprout-0": 1})
+    big = make_deck(alice, game, {f"sprout-{i}": 1 for i in range(60)}, name="Big")
+    client.force_login(alice)
+    client.get(edit_url(small))
+    counts = {deck.name: _queries(client, edit_url(deck)) for deck in (small, big)}
+    shown = {deck.name: _queries(client, edit_url(deck, "all=1")) for deck in (small, big)}
+    # the session, the user, the deck (with its game: the vocabulary, the leader and the
+    # header's games come from the cache), the entries with their cards, the capped count of
+    # the cards listed, the page of cards
+    assert counts == {"Seeds": 6, "Big": 6}
+    assert shown == {"Seeds": 6, "Big": 6}
+
+
+def test_builder_plus_reads_the_same_few_rows_for_a_small_and_a_60_card_deck(client, alice, game):
+    sprouts(game)
+    small = make_deck(alice, game, {"sprout-0": 1})
+    big = make_deck(alice, game, {f"sprout-{i}": 1 for i in range(60)}, name="Big")
+    client.force_login(alice)
+    client.get(edit_url(small))
+    counts = {}
+    for deck in (small, big):
+        counts[deck.name] = _queries(
+            client, edit_url(deck), "post", data={"card": "sprout-0", "op": "add"}, **HTMX
+        )
+    assert counts_of(big)["sprout-0"] == 2
+    # read: the session, the user, the deck, the card named; in one transaction (2 statements
+    # under the test's own): the deck locked, its entries with their cards (the engine's data
+    # from the cache), then 4 writes (the deck, its entries deleted and inserted, the history's
+    # version); then the entries again for the panel (the card's row is among them)
+    assert counts == {"Seeds": 13, "Big": 13}
 
 
 # --- lists -------------------------------------------------------------------------------------
+
+
+def test_deck_lists_run_the_same_few_queries_for_2_and_20_decks(client, alice, bob, game):
+    def counts():
+        client.logout()
+        public = _queries(client, reverse("deck-list"))
+        client.force_login(alice)
+        return public, _queries(client, reverse("deck-list")), _queries(client, reverse("my-decks"))
+
+    legal = legal_counts(game)
+    for i in range(2):
+        make_deck(alice, game, legal, visibility=Visibility.PUBLIC, name=f"Mine {i}")
+    few = counts()
+    for i in range(18):
+        make_deck(alice if i % 2 else bob, game, legal, Visibility.PUBLIC, name=f"More {i}")
+    many = counts()
+    # public decks: the games (the form's and the header's), the count, the page of decks with
+    # their owners, games, formats and leaders, the leaders' names for the box; signed in, the
+    # session and the user too. My decks: the session, the user, the count, the page, the
+    # header's games.
+    assert few == many == (4, 6, 5)
 
 
 def test_my_decks_lists_only_my_decks_with_leader_count_verdict_and_visibility(

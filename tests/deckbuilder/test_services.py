@@ -208,6 +208,43 @@ def test_deck_set_count_judges_the_deck(game, alice):
     assert {p["code"] for p in deck.problems} == {"deck_size", "copy_limit"}
 
 
+def test_deck_set_count_takes_a_function_of_the_count_held_and_writes_nothing_unchanged(
+    game, alice
+):
+    deck = services.deck_create(owner=alice, game=game, name="Builder")
+    despair = Card.objects.get(slug="despair")
+    services.deck_set_count(deck=deck, card=despair, count=lambda n: n + 1)
+    services.deck_set_count(deck=deck, card=despair, count=lambda n: n + 1)
+    assert counts_of(deck) == {"despair": 2}
+    version = stored(deck).version
+    services.deck_set_count(deck=deck, card=despair, count=lambda n: min(n, 2))
+    assert stored(deck).version == version  # no change: no write, no history version
+    services.deck_set_count(deck=deck, card=despair, count=lambda n: n - 5)
+    assert counts_of(deck) == {}
+
+
+def test_deck_set_count_judges_with_reference_data_changed_earlier_in_its_transaction(game, alice):
+    from cards import vocabulary
+
+    deck = services.deck_create(
+        owner=alice,
+        game=game,
+        name="Greens",
+        leader=leader(game, "kellantra"),
+        contents=cards(game, {"plant-a-seed": 1}),
+    )
+    vocabulary.of(Game.objects.get(pk=game.pk))  # the game's words cached, as a page leaves them
+    with transaction.atomic():
+        plant = game.keywords.get(name="Plant")  # a word of the cached vocabulary changes
+        plant.is_faction = True
+        plant.save()
+        services.deck_set_count(deck=deck, card=Card.objects.get(slug="plant-a-seed"), count=2)
+    deck = assert_verdict_is_fresh(deck)
+    assert ("faction_mismatch", "plant-a-seed") in {
+        (p["code"], p.get("card")) for p in deck.problems
+    }
+
+
 # --- deck_copy ---------------------------------------------------------------------------------
 
 

@@ -1,0 +1,95 @@
+"""Pages of lists that may hold tens of thousands of rows, counted without reading them all.
+
+`CappedPaginator` counts at most `cap` + 1 rows (COUNT over a LIMIT). Up to `cap` it is Django's
+Paginator. Above, it knows only that there are more than `cap` (`capped`): the count shows as
+"1,000+", pages have numbers but no last one ("Page 3 of many"), and each page reads one row
+more than it shows to know whether a next one exists. A page past the end gives the first page.
+"""
+
+from django.core.paginator import EmptyPage, Page, PageNotAnInteger, Paginator
+from django.utils.functional import cached_property
+
+COUNT_CAP = 1000
+
+
+class OpenPage(Page):
+    """A page of a capped paginator: whether a next page exists is what it read, not a count."""
+
+    def __init__(self, object_list, number, paginator, *, more: bool):
+        super().__init__(object_list, number, paginator)
+        self.more = more
+
+    def has_next(self) -> bool:
+        return self.more
+
+    def end_index(self) -> int:
+        return self.start_index() + len(self.object_list) - 1
+
+
+class CappedPaginator(Paginator):
+    def __init__(self, object_list, per_page, *, cap: int | None = None, **kwargs):
+        super().__init__(object_list, per_page, **kwargs)
+        self.cap = COUNT_CAP if cap is None else cap
+
+    @cached_property
+    def count(self) -> int:
+        """The number of rows, or `cap` + 1 when there are more than `cap` (a list: its
+        length, which costs nothing)."""
+        rows = self.object_list
+        if not hasattr(rows, "values"):
+            return len(rows)
+        return rows.order_by().values("pk")[: self.cap + 1].count()
+
+    @property
+    def capped(self) -> bool:
+        """More rows than the count went up to: the pages have no known end."""
+        return hasattr(self.object_list, "values") and self.count > self.cap
+
+    @property
+    def count_label(self) -> str:
+        """The count as pages show it: "24", or "1,000+" above the cap."""
+        return f"{self.cap:,}+" if self.capped else str(self.count)
+
+    def validate_number(self, number) -> int:
+        if not self.capped:
+            return super().validate_number(number)
+        try:
+            if isinstance(number, float) and not number.is_integer():
+                raise ValueError
+            number = int(number)
+        except (TypeError, ValueError):
+            raise PageNotAnInteger("That page number is not an integer") from None
+        if number < 1:
+            raise EmptyPage("That page number is less than 1")
+        return number
+
+    def page(self, number) -> Page:
+        if not self.capped:
+            return super().page(number)
+        number = self.validate_number(number)
+        bottom = (number - 1) * self.per_page
+        rows = list(self.object_list[bottom : bottom + self.per_page + 1])
+        if not rows and number > 1:
+            raise EmptyPage("That page contains no results")
+        return OpenPage(rows[: self.per_page], number, self, more=len(rows) > self.per_page)
+
+    def get_page(self, number) -> Page:
+        if not self.capped:
+            return super().get_page(number)
+        try:
+            return self.page(number)
+        except (PageNotAnInteger, EmptyPage):
+            return self.page(1)
+
+
+def paginate(request, items, per_page: int, *, cap: int | None = None) -> Page:
+    """The page `?page=` asks for, with `elided_range`: the page numbers to link (none when the
+    count is capped: the template links the previous and next pages only)."""
+    page = CappedPaginator(items, per_page, cap=cap).get_page(request.GET.get("page"))
+    paginator = page.paginator
+    page.elided_range = (
+        []
+        if paginator.capped
+        else list(paginator.get_elided_page_range(page.number, on_each_side=2))
+    )
+    return page

@@ -1,0 +1,320 @@
+"""What pages read of a game besides its cards, cached: its vocabulary, and the site's games.
+
+A page reads its game's row (one query, which gives `Game.rules_version`) and takes the rest from
+here: `of(game)` returns the game's `Vocabulary` — colours, rarities, card types, stats, formats,
+keywords (factions marked), leaders with their colours, keywords and loyalty, glossary terms and
+the rules sections the formats cite — and attaches it to the game, so that `game.colours.all()`,
+`game.default_format()`, `Format.engine()`, `Glossary.for_game(game)` and the filters read it
+without a query. `Card.objects.for_listing(game)` dresses cards from it.
+
+Where it is kept: a vocabulary is keyed on `(game.pk, game.rules_version)`, and every change to
+what it holds bumps `rules_version` (cards.signals), so a key is never stale: a change is seen
+by the next request. Each process keeps the last version it built of each game (a speed-up); on
+a miss it asks the shared cache (Django's cache framework: Redis in production, the database
+table otherwise), and on a miss there it reads the database and fills the shared cache.
+
+The games of the site's navigation are cached the same way under `games_version()`, which
+changes whenever a game is added, renamed or removed (or any game's rules_version moves): pages
+read it in the same query as their game or deck (`game_or_404`, `remember_games_version`).
+
+Only what was read outside a transaction of our own is stored: a transaction may bump a
+version and roll back, and its number is then given to the next real change. Reading a cache is
+always right: a version found there was committed with (at least) that data.
+
+Everything here is shared by the requests of a process: read it, never change it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+from django.core.cache import cache
+from django.db import transaction
+from django.db.models.expressions import RawSQL
+from django.db.models.fields import CharField
+from django.shortcuts import get_object_or_404
+
+from .glossary import Glossary, Term, read_terms
+from .models import (
+    Card,
+    CardType,
+    Colour,
+    Format,
+    Game,
+    GlossaryTerm,
+    Keyword,
+    Leader,
+    Loyalty,
+    Rarity,
+    RuleSection,
+    Stat,
+    section_href,
+)
+
+# Bump when the shape of what the shared cache holds changes (old entries are then ignored).
+SHAPE = 1
+# Old versions leave the shared cache after a day (a new version has a new key).
+SHARED_SECONDS = 24 * 60 * 60
+
+_local: dict[str, tuple[object, object]] = {}  # name: (version, value), this process's
+
+
+def clear() -> None:
+    """Forget what this process holds (tests: a rolled-back test may reuse a version)."""
+    _local.clear()
+
+
+def _in_own_transaction() -> bool:
+    """Whether the database connection is inside a transaction of ours, whose reads may yet be
+    rolled back (a test's own transaction does not count: tests run pages inside one)."""
+    blocks = transaction.get_connection().atomic_blocks
+    return any(not getattr(block, "_from_testcase", False) for block in blocks)
+
+
+def cached(name: str, version, load, build=lambda value: value):
+    """`build(load())` for `version` of `name`: from this process, else from the shared cache
+    (`load()`'s value is what the shared cache holds, picklable), else loaded and stored."""
+    hit = _local.get(name)
+    if hit is not None and hit[0] == version:
+        return hit[1]
+    key = f"page-cache:{SHAPE}:{name}:{version}"
+    stored = cache.get(key)
+    if stored is None:
+        stored = load()
+        if _in_own_transaction():
+            return build(stored)  # maybe not committed: keep it for this call only
+        cache.set(key, stored, SHARED_SECONDS)
+    value = build(stored)
+    _local[name] = (version, value)
+    return value
+
+
+def prefetched(obj, name: str, items) -> None:
+    """Make `obj.<name>.all()` return `items` without a query, as prefetch_related does."""
+    if not hasattr(obj, "_prefetched_objects_cache"):
+        obj._prefetched_objects_cache = {}
+    obj._prefetched_objects_cache.pop(name, None)
+    queryset = getattr(obj, name).get_queryset()  # built, not run
+    queryset._result_cache = list(items)
+    queryset._prefetch_done = True
+    obj._prefetched_objects_cache[name] = queryset
+
+
+def _ids(text: str | None) -> list[int]:
+    return [int(pk) for pk in text.split(",")] if text else []
+
+
+# --- the vocabulary of a game -------------------------------------------------------------
+
+TERMS = ("colours", "rarities", "card_types", "stats", "formats", "keywords")
+
+
+class Vocabulary:
+    """One game's words at one rules_version, built from what `_load` read (the shared cache's
+    value). Each object points at `self.game` (a copy of the game's row of that version) and
+    leaders carry their colours, keywords and loyalties: nothing here runs a query."""
+
+    def __init__(self, rows: dict):
+        self.game = game = rows["game"]
+        self.version = game.rules_version
+        self.colours: list[Colour] = rows["colours"]
+        self.rarities: list[Rarity] = rows["rarities"]
+        self.card_types: list[CardType] = rows["card_types"]
+        self.stats: list[Stat] = rows["stats"]
+        self.formats: list[Format] = rows["formats"]
+        self.keywords: list[Keyword] = rows["keywords"]  # by name
+        self.leaders: list[Leader] = rows["leaders"]  # by name
+        self.rule_urls: dict[str, str] = rows["rule_urls"]
+        for obj in (*self.colours, *self.rarities, *self.card_types, *self.stats):
+            obj.game = game
+        for obj in (*self.formats, *self.keywords, *self.leaders):
+            obj.game = game
+        self._attach(game)
+        self.colour_by_pk = {c.pk: c for c in self.colours}
+        self.rarity_by_pk = {r.pk: r for r in self.rarities}
+        self.type_by_pk = {t.pk: t for t in self.card_types}
+        self.keyword_by_pk = {k.pk: k for k in self.keywords}
+        self.leader_by_pk = {leader.pk: leader for leader in self.leaders}
+        self.leader_by_slug = {leader.slug: leader for leader in self.leaders}
+        self._colour_order = {c.pk: i for i, c in enumerate(self.colours)}
+        self._keyword_order = {k.pk: i for i, k in enumerate(self.keywords)}
+        colours, keywords, loyalties = {}, {}, {}
+        for leader_id, colour_id in rows["leader_colours"]:
+            colours.setdefault(leader_id, []).append(colour_id)
+        for leader_id, keyword_id in rows["leader_keywords"]:
+            keywords.setdefault(leader_id, []).append(keyword_id)
+        for loyalty in rows["loyalties"]:  # by points, then faction name
+            if loyalty.faction_id in self.keyword_by_pk:
+                loyalty.faction = self.keyword_by_pk[loyalty.faction_id]
+            loyalties.setdefault(loyalty.leader_id, []).append(loyalty)
+        for leader in self.leaders:
+            for name, ids, kind in (
+                ("colours", colours.get(leader.pk), "colour"),
+                ("keywords", keywords.get(leader.pk), "keyword"),
+            ):
+                items = self._ordered(ids, kind)
+                if items is not None:
+                    prefetched(leader, name, items)
+            for loyalty in loyalties.get(leader.pk, []):
+                loyalty.leader = leader
+            prefetched(leader, "loyalties", loyalties.get(leader.pk, []))
+        self.glossary_terms: list[Term] = read_terms(game, rows["glossary"])
+
+    def _ordered(self, ids, kind: str) -> list | None:
+        """The colours (or keywords) of these ids in the game's order; None if one is unknown
+        (the caller then leaves the relation to a query)."""
+        found = self.colour_by_pk if kind == "colour" else self.keyword_by_pk
+        order = self._colour_order if kind == "colour" else self._keyword_order
+        ids = ids or []
+        if any(pk not in found for pk in ids):
+            return None
+        return [found[pk] for pk in sorted(set(ids), key=order.__getitem__)]
+
+    def _attach(self, game: Game) -> None:
+        for name in TERMS:
+            prefetched(game, name, getattr(self, name))
+        game._vocabulary = self
+
+    def attach(self, game: Game) -> Game:
+        """Let `game` (a row of this game) read its vocabulary from here without a query."""
+        if game.pk != self.game.pk:
+            raise ValueError(f"This is the vocabulary of {self.game}, not of {game}.")
+        self._attach(game)
+        return game
+
+    def dress(self, card: Card, game: Game | None, colour_ids: str | None, keyword_ids: str | None):
+        """Give `card` its game, rarity, type, loyalty faction, colours and keywords (ids as
+        `relation_ids` reads them) from here; what this version does not know is left to a
+        query."""
+        card.game = game or self.game
+        if card.rarity_id in self.rarity_by_pk:
+            card.rarity = self.rarity_by_pk[card.rarity_id]
+        if card.type_id in self.type_by_pk:
+            card.type = self.type_by_pk[card.type_id]
+        if card.loyalty_faction_id in self.keyword_by_pk:
+            card.loyalty_faction = self.keyword_by_pk[card.loyalty_faction_id]
+        for name, ids, kind in (
+            ("colours", colour_ids, "colour"),
+            ("keywords", keyword_ids, "keyword"),
+        ):
+            items = self._ordered(_ids(ids), kind)
+            if items is not None:
+                prefetched(card, name, items)
+        return card
+
+    def leader(self, pk) -> Leader | None:
+        """The leader with its colours, keywords and loyalty (None: not of this version)."""
+        return self.leader_by_pk.get(pk)
+
+    def leaders_named(self, text: str = "") -> list[Leader]:
+        """The leaders whose name holds `text` (any case), by name."""
+        text = text.casefold()
+        return [leader for leader in self.leaders if text in leader.name.casefold()]
+
+    @cached_property
+    def _glossary(self) -> Glossary:
+        return Glossary.of_terms(self.glossary_terms)
+
+    def glossary(self) -> Glossary:
+        """The game's glossary, a new one per page (it records the terms it linked)."""
+        return self._glossary.fresh()
+
+
+def _pairs(relation, owner: str, target: str, game_id: int) -> list[tuple[int, int]]:
+    through = relation.through.objects.filter(**{f"{owner}__game_id": game_id})
+    return list(through.values_list(f"{owner}_id", f"{target}_id"))
+
+
+def _load(game_id: int) -> dict:
+    """What a Vocabulary is built from: plain rows, picklable for the shared cache."""
+    game = Game.objects.get(pk=game_id)
+    formats = list(Format.objects.filter(game_id=game_id))
+    refs = {rule.get("section") for f in formats for rule in f.rules} - {None, ""}
+    anchors = RuleSection.objects.live().filter(game_id=game_id, number__in=refs)
+    return {
+        "game": game,
+        "colours": list(Colour.objects.filter(game_id=game_id)),
+        "rarities": list(Rarity.objects.filter(game_id=game_id)),
+        "card_types": list(CardType.objects.filter(game_id=game_id)),
+        "stats": list(Stat.objects.filter(game_id=game_id)),
+        "formats": formats,
+        "keywords": list(Keyword.objects.filter(game_id=game_id)),
+        "leaders": list(Leader.objects.filter(game_id=game_id)),
+        "leader_colours": _pairs(Leader.colours, "leader", "colour", game_id),
+        "leader_keywords": _pairs(Leader.keywords, "leader", "keyword", game_id),
+        "loyalties": list(Loyalty.objects.filter(leader__game_id=game_id)),
+        "glossary": list(GlossaryTerm.objects.filter(game_id=game_id).select_related("section")),
+        "rule_urls": rule_urls(game.slug, anchors.values_list("number", "anchor")),
+    }
+
+
+def rule_urls(game_slug: str, anchors) -> dict[str, str]:
+    """{rules-reference number: page#anchor} for (number, anchor) pairs."""
+    return {number: section_href(game_slug, number, anchor) for number, anchor in anchors}
+
+
+def of(game: Game) -> Vocabulary:
+    """The vocabulary of `game` at its rules_version, attached to it (see the module's
+    docstring): no query when this process or the shared cache has it."""
+    found = getattr(game, "_vocabulary", None)
+    if found is None:
+        found = cached(
+            f"vocabulary:{game.pk}", game.rules_version, lambda: _load(game.pk), Vocabulary
+        )
+        found.attach(game)
+    return found
+
+
+# --- the site's games ---------------------------------------------------------------------
+
+
+def games_version() -> RawSQL:
+    """An expression whose value changes whenever a game is added, renamed or removed: the
+    number of games, the largest id (ids are never reused) and the sum of their rules_versions
+    (saving a game bumps its own). It also moves with every change to any game's reference
+    data, which is cheap: the games are read again once."""
+    table = Game._meta.db_table
+    return RawSQL(
+        f"SELECT COUNT(*) || '-' || COALESCE(MAX(id), 0) || '-' "  # noqa: S608 (no input)
+        f"|| COALESCE(SUM(rules_version), 0) FROM {table}",
+        [],
+        output_field=CharField(),
+    )
+
+
+@dataclass(frozen=True)
+class NavGame:
+    pk: int
+    slug: str
+    name: str
+
+
+def _read_games() -> list[NavGame]:
+    return [NavGame(*row) for row in Game.objects.values_list("pk", "slug", "name")]
+
+
+def navigation_games(version: str | None = None) -> list[NavGame]:
+    """The games, by name, for the site's navigation: cached under `version` (a value of
+    `games_version()` read in this request), else read (one query)."""
+    if version is None:
+        return _read_games()
+    return cached("navigation", version, _read_games)
+
+
+def remember_games_version(request, version: str | None) -> None:
+    """Tell the navigation (cards.context_processors) which version of the games this request
+    read, with its game or deck: it then costs no query."""
+    request.games_version = version
+
+
+def game_or_404(request, slug: str, *, vocabulary: bool = True, **annotations) -> Game:
+    """The game of a page (404 if none) in one query, with the version of the site's games
+    (for the navigation) and, unless `vocabulary` is False, its vocabulary attached."""
+    game = get_object_or_404(
+        Game.objects.annotate(games_version=games_version(), **annotations), slug=slug
+    )
+    remember_games_version(request, game.games_version)
+    if vocabulary:
+        of(game)
+    return game

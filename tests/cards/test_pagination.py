@@ -1,0 +1,114 @@
+"""Counts that do not scan: cards.pagination's CappedPaginator, and the pages that use it."""
+
+import re
+
+import pytest
+from django.test import RequestFactory
+from django.urls import reverse
+
+from cards import pagination, services
+from cards.models import Card
+from cards.pagination import CappedPaginator, paginate
+from tests.html import text_of
+
+pytestmark = pytest.mark.django_db
+
+GAME = "card-of-gods"
+
+
+def bulk(game, count, prefix="Bulk"):
+    rarity = game.rarities.get(slug="common")
+    services.save_cards(
+        game=game,
+        writes=[
+            services.CardWrite({"name": f"{prefix} {i:03d}", "rarity": rarity, "cost": {}}, [])
+            for i in range(count)
+        ],
+    )
+
+
+def test_up_to_the_cap_the_count_and_pages_are_exact(game):
+    cards = Card.objects.filter(game=game).order_by("name")  # 9 cards
+    paginator = CappedPaginator(cards, 4, cap=9)
+    assert (paginator.count, paginator.capped, paginator.count_label) == (9, False, "9")
+    assert paginator.num_pages == 3
+    assert paginator.get_page(99).number == 3  # out of range: the last page, as Django's
+
+
+def test_above_the_cap_the_count_stops_at_cap_plus_one_and_says_so(game, django_assert_num_queries):
+    cards = Card.objects.filter(game=game).order_by("name")
+    paginator = CappedPaginator(cards, 4, cap=5)
+    with django_assert_num_queries(1):
+        assert paginator.count == 6  # COUNT over LIMIT 6: no more rows read
+    assert paginator.capped and paginator.count_label == "5+"
+
+
+def test_pages_above_the_cap_know_their_next_page_from_one_extra_row(
+    game, django_assert_num_queries
+):
+    names = list(Card.objects.filter(game=game).order_by("name").values_list("name", flat=True))
+    paginator = CappedPaginator(Card.objects.filter(game=game).order_by("name"), 4, cap=5)
+    assert paginator.capped
+    with django_assert_num_queries(1):  # the page, one row more than it shows
+        first = paginator.get_page(1)
+        assert [c.name for c in first] == names[:4]
+    assert first.has_next() and not first.has_previous()
+    assert (first.start_index(), first.end_index()) == (1, 4)
+    last = paginator.get_page(3)
+    assert [c.name for c in last] == names[8:]
+    assert not last.has_next() and last.has_previous()
+    assert (last.start_index(), last.end_index()) == (9, 9)
+    assert last.previous_page_number() == 2
+    for beyond in (4, 500, "x", 0, -1):  # no last page to fall back to: the first
+        assert paginator.get_page(beyond).number == 1
+
+
+def test_a_list_is_counted_by_its_length_and_never_capped():
+    paginator = CappedPaginator(list(range(50)), 10, cap=5)
+    assert (paginator.count, paginator.capped, paginator.num_pages) == (50, False, 5)
+
+
+def test_paginate_links_page_numbers_only_for_an_exact_count(game):
+    request = RequestFactory().get("/", {"page": "2"})
+    exact = paginate(request, Card.objects.filter(game=game).order_by("name"), 4, cap=100)
+    assert exact.elided_range == [1, 2, 3]
+    capped = paginate(request, Card.objects.filter(game=game).order_by("name"), 4, cap=5)
+    assert capped.number == 2 and capped.elided_range == []
+
+
+def test_card_browser_above_the_cap_shows_the_cap_and_previous_next_links(
+    client, game, monkeypatch
+):
+    monkeypatch.setattr(pagination, "COUNT_CAP", 20)
+    bulk(game, 40)  # 49 cards, 24 a page: pages 1, 2 and 3
+    url = reverse("card-list", kwargs={"game": GAME})
+    first = client.get(url)
+    text = text_of(first)
+    assert "20+ cards, 1–24 shown" in text
+    assert "Page 1 of many" in text
+    html = first.content.decode()
+    assert re.search(r'href="\?page=2" rel="next"', html)
+    assert 'rel="prev"' not in html and "« First" not in text
+    last = client.get(url + "?page=3")
+    html, text = last.content.decode(), text_of(last)
+    assert "20+ cards, 49–49 shown" in text and "Page 3 of many" in text
+    assert re.search(r'href="\?page=2" rel="prev"', html) and 'rel="next"' not in html
+    assert re.search(r'href="\?page=1">« First', html)
+    assert len(last.context["cards"]) == 1
+    assert client.get(url + "?page=9").context["page"].number == 1
+
+
+def test_card_browser_below_the_cap_keeps_the_exact_count_and_numbered_pages(client, game):
+    bulk(game, 40)
+    text = text_of(client.get(reverse("card-list", kwargs={"game": GAME})))
+    assert "49 cards, 1–24 shown" in text
+    assert "of many" not in text
+
+
+def test_leader_page_above_the_cap_says_how_many_at_least(client, game, monkeypatch):
+    monkeypatch.setattr(pagination, "COUNT_CAP", 10)
+    bulk(game, 30)  # colourless: every leader may use them
+    response = client.get(reverse("leader-detail", kwargs={"game": GAME, "slug": "kellantra"}))
+    text = text_of(response)
+    assert "10+ god cards Kellantra may use" in text
+    assert "Page 1 of many" in text
