@@ -6,6 +6,7 @@ from django.db.models.functions import Lower
 from django.http import Http404
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
+from django.utils.decorators import method_decorator
 from django.utils.functional import cached_property
 from django.utils.text import slugify
 from drf_spectacular.types import OpenApiTypes
@@ -37,6 +38,7 @@ from .models import (
     validate_cost,
     validate_stats,
 )
+from .pagecache import anonymous_page
 
 
 class IsStaffOrReadOnly(permissions.BasePermission):
@@ -428,6 +430,7 @@ class FormatViewSet(viewsets.ReadOnlyModelViewSet):
         return Format.objects.filter(game=game).select_related("game")
 
 
+@method_decorator(anonymous_page, name="dispatch")  # reads: cached for anonymous readers
 class GameScopedViewSet(viewsets.ModelViewSet):
     permission_classes = [IsStaffOrReadOnly]
     lookup_field = "slug"
@@ -549,6 +552,7 @@ class GlossaryTermSerializer(serializers.ModelSerializer):
         return self.context["request"].build_absolute_uri(f"{page}#{term.slug}")
 
 
+@method_decorator(anonymous_page, name="dispatch")
 class RulesReadOnly(viewsets.GenericViewSet):
     """Read-only, for anyone; the game comes from the URL (404 when unknown)."""
 

@@ -21,6 +21,7 @@ from django.db.models.functions import Coalesce
 from django.db.models.signals import m2m_changed, post_delete, post_save
 from django.dispatch import Signal
 
+from . import pagecache
 from .models import (
     Card,
     CardType,
@@ -41,6 +42,7 @@ _held: ContextVar[set | None] = ContextVar("rules_version_held", default=None)
 
 
 def bump(game_id) -> None:
+    pagecache.changed(pagecache.REFERENCE)  # once the transaction commits
     held = _held.get()
     if held is not None:
         held.add(game_id)
@@ -118,6 +120,12 @@ for model in (Game, *VOCABULARY):
     post_save.connect(_changed, sender=model, dispatch_uid=f"rules-version-save-{model.__name__}")
 for model in VOCABULARY:
     post_delete.connect(_changed, sender=model, dispatch_uid=f"rules-version-del-{model.__name__}")
+post_delete.connect(  # a game gone: the navigation of every page changes
+    lambda **kwargs: pagecache.changed(pagecache.REFERENCE),
+    sender=Game,
+    weak=False,
+    dispatch_uid="pages-game-deleted",
+)
 for through in (
     Card.colours.through,
     Card.keywords.through,

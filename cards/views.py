@@ -55,6 +55,7 @@ from .models import (
     snippet,
     subtree_q,
 )
+from .pagecache import anonymous_page
 from .pagination import paginate
 
 CARDS_PER_PAGE = 24
@@ -121,6 +122,7 @@ def colours_css(request):
 
 
 @require_safe
+@anonymous_page
 def home(request):
     games = list(
         Game.objects.annotate(
@@ -131,6 +133,7 @@ def home(request):
 
 
 @require_safe
+@anonymous_page
 def game_detail(request, game):
     game = vocabulary.game_or_404(
         request, game, card_count=_count_of(Card), leader_count=_count_of(Leader)
@@ -151,6 +154,7 @@ def game_detail(request, game):
 
 
 @require_safe
+@anonymous_page
 def format_detail(request, game, slug):
     """A format in words: its deck sections and every rule, each linked to its rules section
     and marked when the site chose it; the other formats of the game."""
@@ -191,6 +195,7 @@ def format_detail(request, game, slug):
 
 
 @require_safe
+@anonymous_page
 def card_list(request, game):
     game = vocabulary.game_or_404(request, game)  # its vocabulary: CardFilter's choices
     filterset = CardFilter(
@@ -264,6 +269,7 @@ def suggest(request, game, kind):
 
 
 @require_safe
+@anonymous_page
 def card_detail(request, game, slug):
     game = vocabulary.game_or_404(request, game)
     card = get_object_or_404(Card.objects.filter(game=game).for_listing(game), slug=slug)
@@ -331,6 +337,7 @@ class LeaderSearchForm(forms.Form):
 
 
 @require_safe
+@anonymous_page
 def leader_list(request, game):
     """The leaders, LEADERS_PER_PAGE a page, those whose name holds `q` (any case): the game's
     cached vocabulary holds them with their colours, factions and loyalty, so the page costs
@@ -355,6 +362,7 @@ def leader_list(request, game):
 
 
 @require_safe
+@anonymous_page
 def leader_detail(request, game, slug):
     game = vocabulary.game_or_404(request, game)
     leader = vocabulary.of(game).leader_by_slug.get(slug)
@@ -430,6 +438,7 @@ def _top_number(number: str, game: Game) -> str:
 
 
 @require_safe
+@anonymous_page
 def rule_index(request, game):
     """The contents: a collapsible block per chapter (top-level section), its sections nested
     inside. A game with more than CONTENTS_ONE_PAGE_MAX current sections gets its chapters
@@ -472,6 +481,7 @@ def rule_index(request, game):
 
 
 @require_safe
+@anonymous_page
 def rule_contents(request, game, number):
     """The contents of one chapter (top-level section): its sections as a nested list, with
     links to read and print it. A page of its own (title, breadcrumbs, the previous and next
@@ -512,6 +522,7 @@ def _pages_q() -> Q:
 
 
 @require_safe
+@anonymous_page
 def rule_section(request, game, number):
     """A section with all its subsections, each with its anchor and a permalink (a chapter of
     chaptered rules: with its sections listed). Sections a re-import removed are kept at the
@@ -570,6 +581,7 @@ def rule_section(request, game, number):
 
 
 @require_safe
+@anonymous_page
 def rule_search(request, game):
     """Current sections matching the query, best first, with highlighted snippets."""
     game = _get_game(request, game)
@@ -611,6 +623,7 @@ def _initial(term: str) -> str:
 
 
 @require_safe
+@anonymous_page
 def rule_glossary(request, game):
     """The glossary A-Z: each term with its definition, other names and defining section."""
     game = _get_game(request, game)
@@ -666,6 +679,7 @@ def _printable(sections) -> tuple[list[dict], SafeString]:
 
 
 @require_safe
+@anonymous_page
 def rule_print(request, game):
     """Every current section in order on one page, for printing, with links to print one
     chapter (top-level section) instead."""
@@ -681,6 +695,7 @@ def rule_print(request, game):
 
 
 @require_safe
+@anonymous_page
 def rule_print_chapter(request, game, number):
     """One chapter (top-level section) and all its current sections, in order, for printing:
     one query for the sections."""

@@ -1,11 +1,13 @@
 """Forms of the deck pages: they check input shapes and resolve slugs; rules are the engine's."""
 
 from django import forms
+from django.core.validators import MaxLengthValidator
 from django.db.models import Q
+from django.urls import reverse
 
 from cards import vocabulary
 from cards.filters import find_by_name
-from cards.models import Card, Format, Game, Leader
+from cards.models import SEARCH_MAX_LENGTH, Card, Format, Game, Leader
 from cards.text import one_line, several_lines
 
 from .models import Visibility
@@ -54,6 +56,60 @@ class LeaderChoiceField(OneOfField):
         )
 
 
+class LeaderNameField(OneOfField):
+    """A leader of one game, typed in a text input: its name in any case or its slug, else the
+    start of one name. A name or slug is looked up among `objects` (no query); other text goes
+    to cards.filters.find_by_name, as the card filters' leader does, which reads the start of
+    a name or says what is wrong with the text typed (several names start with it, or none).
+
+    The input suggests names (a <datalist> filled by the `suggest` endpoint, with htmx; see
+    `suggest_from`): no <select> of every leader. Without JavaScript it is a plain text input."""
+
+    LIST_ID = "settings-leader-list"  # the <datalist>'s id (the builder's filters hold their own)
+
+    def __init__(self, **kwargs):
+        kwargs.setdefault("help_text", "Name or its start.")
+        super().__init__(
+            widget=forms.TextInput(
+                attrs={
+                    "list": self.LIST_ID,
+                    "maxlength": SEARCH_MAX_LENGTH,
+                    "autocomplete": "off",
+                    "hx-trigger": "focus once, input changed delay:200ms",
+                    "hx-target": f"#{self.LIST_ID}",
+                    "hx-swap": "innerHTML",
+                    "hx-sync": "this:replace",
+                }
+            ),
+            validators=[MaxLengthValidator(SEARCH_MAX_LENGTH)],
+            **kwargs,
+        )
+        self.plural = "leaders"
+
+    def suggest_from(self, game: Game) -> None:
+        """Fill the suggestions from `game`'s leaders, and name them as the game does."""
+        self.widget.attrs["hx-get"] = reverse("suggest", args=[game.slug, "leaders"])
+        self.plural = (game.leaders_name or "leaders").lower()
+
+    def clean(self, value):
+        text = " ".join(self.to_python(value).split())
+        forms.Field.validate(self, text)  # required; any other text is looked up below
+        if not text:
+            return None
+        self.run_validators(text)
+        key = text.casefold()
+        found = self._by_slug.get(key) or next(
+            (obj for obj in self.objects if obj.name.casefold() == key), None
+        )
+        if found is not None:
+            return found
+        games = {obj.game_id for obj in self.objects}
+        rows = Leader.objects.filter(game_id__in=games).only("pk", "slug", "name")
+        noun = (self.label or "leader").lower()
+        row = find_by_name(rows, text, noun=noun, plural=self.plural)[0]
+        return next((obj for obj in self.objects if obj.pk == row.pk), row)
+
+
 class FormatChoiceField(OneOfField):
     """A format of the deck's game, by slug; left out, the game's default format."""
 
@@ -74,9 +130,12 @@ def _game_fields(form: forms.Form, game: Game) -> None:
     words = vocabulary.of(game)
     form.fields["format"].objects = words.formats
     if game.has_leaders:
-        form.fields["leader"].objects = words.leaders
-        form.fields["leader"].label = game.leader_label
-        form.fields["leader"].error_messages["required"] = f"Choose {_a(game.leader_label)}."
+        leader = form.fields["leader"]
+        leader.objects = words.leaders
+        leader.label = game.leader_label
+        leader.error_messages["required"] = f"Choose {_a(game.leader_label)}."
+        if isinstance(leader, LeaderNameField):
+            leader.suggest_from(game)
     else:
         del form.fields["leader"]
 
@@ -133,7 +192,7 @@ class DeckSettingsForm(forms.Form):
         help_text="Cards in a section the new format lacks move to its first section.",
         error_messages={"invalid_choice": NOT_LISTED},
     )
-    leader = OneOfField(label="Leader", error_messages={"invalid_choice": NOT_LISTED})
+    leader = LeaderNameField(label="Leader")
     visibility = forms.ChoiceField(
         label="Who can see it",
         choices=Visibility.choices,

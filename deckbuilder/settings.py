@@ -135,10 +135,10 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 
-def env_cache(name: str) -> dict:
+def env_cache(name: str, default: str = "db://django_cache") -> dict:
     """A cache from a URL: redis://host:port/db (production), db://table (the default: shared
     by every process on the database, no server to run), file:///dir, locmem://, dummy://."""
-    url = env_str(name) or "db://django_cache"
+    url = env_str(name) or default
     scheme, _, rest = url.partition("://")
     backends = {
         "redis": ("django.core.cache.backends.redis.RedisCache", url),
@@ -158,6 +158,12 @@ def env_cache(name: str) -> dict:
 
 # Throttles and anything else that must hold across app servers live in this cache.
 CACHES = {"default": env_cache("CACHE_URL")}
+
+# Whole pages for anonymous readers (cards.pagecache), kept per process unless PAGE_CACHE_URL
+# shares them. Off when developing (a template edited under runserver changes no generation)
+# and in tests, which turn it on where they test it.
+PAGE_CACHE = env_bool("PAGE_CACHE", not DEBUG and not TESTING)
+CACHES["pages"] = env_cache("PAGE_CACHE_URL", "locmem://pages")
 
 # Proxies whose X-Forwarded-For and X-Forwarded-Proto are believed (addresses or networks,
 # e.g. "127.0.0.1,10.0.0.0/8"). Empty: the client is the socket's peer, whatever the headers say.

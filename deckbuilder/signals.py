@@ -5,15 +5,17 @@ import; every deck that uses what changed is judged again. (`cards` never import
 dependency points this way.)
 """
 
+from django.contrib.auth import get_user_model
 from django.db.models import Q
 from django.db.models.signals import m2m_changed, post_delete, post_save
 from django.dispatch import receiver
 
+from cards import pagecache
 from cards.models import Card, Format, Game, Keyword, Leader, Loyalty
 from cards.signals import bulk_written
 
 from . import services
-from .models import Deck
+from .models import Deck, Visibility
 
 
 def _refresh(decks):
@@ -90,3 +92,20 @@ for through, handler in [
     (Leader.keywords.through, _leader_relation_changed),
 ]:
     m2m_changed.connect(handler, sender=through, dispatch_uid=f"refresh-decks-{through.__name__}")
+
+
+# Anonymous pages cached whole (cards.pagecache) show unlisted and public decks (deck pages,
+# public decks, a card's decks) and their owners' names: such a deck written renders them again.
+# A private deck that was private when read is on none of them. A copy counts on the original
+# (services.deck_copy): the copy itself is a deck written.
+@receiver([post_save, post_delete], sender=Deck)
+def deck_written(sender, instance, raw=False, **kwargs):
+    was = getattr(instance, "stored_visibility", None)
+    if not raw and not (instance.visibility == was == Visibility.PRIVATE):
+        pagecache.changed(pagecache.DECKS)
+
+
+@receiver(post_save, sender=get_user_model())
+def user_saved(sender, update_fields=None, raw=False, **kwargs):
+    if not raw and not (update_fields and set(update_fields) <= {"last_login", "password"}):
+        pagecache.changed(pagecache.DECKS)  # a renamed owner

@@ -25,6 +25,7 @@ from django.views.decorators.http import require_http_methods, require_POST, req
 from cards import legality, vocabulary
 from cards.filters import CardFilter
 from cards.models import Card, Game, Leader
+from cards.pagecache import anonymous_page
 from cards.pagination import paginate as paginate_capped
 
 from . import analysis, history, services
@@ -144,9 +145,9 @@ def _sections(deck: Deck, entries) -> list[dict]:
 
 def _sample_hand(request, deck: Deck, sections: list[dict]) -> dict:
     """The sample hand the URL asks for (`?hand=<seed>&draw=<n>`), drawn from the format's
-    first section with its hand size; a fresh seed for the "new hand" link."""
+    first section with its hand size (`?hand=new`: see _new_hand)."""
     form = SampleHandForm(request.GET)
-    hand = {"seed": None, "next_seed": analysis.new_seed(), "size": deck.format.hand_size}
+    hand = {"seed": None, "size": deck.format.hand_size}
     if not form.is_valid():
         hand["errors"] = [f"{k}: {m}" for k, msgs in form.errors.items() for m in msgs]
         return hand
@@ -157,6 +158,18 @@ def _sample_hand(request, deck: Deck, sections: list[dict]) -> dict:
     cards, left = analysis.sample_hand(pile, size=deck.format.hand_size, seed=seed, extra=extra)
     hand.update(seed=seed, draw=extra, cards=cards, pile=left, more=len(cards) < left)
     return hand
+
+
+def _new_hand(request):
+    """`?hand=new` (the "new hand" links): a redirect to the same page with a fresh seed, whose
+    address then always draws that hand. The page itself holds no random number, so it is the
+    same for every reader (cards.pagecache)."""
+    if request.GET.get("hand") != "new":
+        return None
+    query = request.GET.copy()
+    query["hand"] = analysis.new_seed()
+    query.pop("draw", None)
+    return redirect(f"{request.path}?{query.urlencode()}#sample-hand")
 
 
 def _panel_context(deck: Deck, entries, error=None, request=None) -> dict:
@@ -272,7 +285,7 @@ def _render_builder(
                 "name": deck.name,
                 "description": deck.description,
                 "format": deck.format.slug,
-                "leader": deck.leader.slug if deck.leader else None,
+                "leader": leader.name if leader else None,  # typed: shown by name
                 "visibility": deck.visibility,
             },
         )
@@ -367,7 +380,7 @@ def deck_edit(request, share_id):
         if request.POST.get("action") == "settings":
             return _save_settings(request, deck)
         return _change_count(request, deck)
-    return _render_builder(request, deck)
+    return _new_hand(request) or _render_builder(request, deck)
 
 
 @login_required
@@ -459,11 +472,14 @@ def deck_import(request):
 
 
 @require_safe
+@anonymous_page
 def deck_detail(request, share_id):
     """The deck's share page: anyone for unlisted and public decks, the owner for private ones.
     Two queries, whatever the deck's size: the deck (with its game, whose vocabulary is cached),
     its entries with their cards."""
     deck = _deck_or_404(request, share_id)
+    if new_hand := _new_hand(request):
+        return new_hand
     entries = _entries(deck)
     export_text = services.deck_export_text(deck, entries)
     context = {
@@ -537,6 +553,7 @@ def my_decks(request):
 
 
 @require_safe
+@anonymous_page
 def deck_list(request):
     """Public decks, newest (last updated) or most copied first; filters (GET): game, format,
     leader and card (a slug, a name or the start of one). With htmx the form swaps in only

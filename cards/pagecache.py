@@ -1,0 +1,133 @@
+"""Whole pages for anonymous readers, rendered once per version of what they show.
+
+A reference page (cards, leaders, rules), a deck page, the public decks or the API's card list
+is the same for every anonymous reader until the reference data or a deck changes. So
+`anonymous_page` keeps each answer (in the "pages" cache: this process's memory by default,
+PAGE_CACHE_URL to share it) under a key made of what it was asked (host, path and query, and
+the headers the answer depends on: Accept, and htmx's, which ask for a part of a page) and of
+two generations kept in the shared cache:
+
+- `REFERENCE` moves after every change to any game's reference data (cards.signals.bump, which
+  also bumps the game's rules_version);
+- `DECKS` moves after every deck written (deckbuilder.signals, services).
+
+A generation moves when the writing transaction commits (never before: a reader could then store
+the old data under the new key), so the next request after a change renders it: nothing is
+stale and nothing needs to expire. A generation the cache lost is made again (a new random value:
+every page is rendered again).
+
+The answer carries its key as ETag with `Cache-Control: no-cache`: a browser or proxy keeps it
+but asks again each time, and gets a 304 without a render while nothing changed.
+
+Never stored: pages for signed-in readers (or an API token), answers other than 200, answers that
+set a cookie, use the CSRF token or write the session, and pages shown with messages pending.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import uuid
+from functools import wraps
+
+from django.conf import settings
+from django.contrib.messages import get_messages
+from django.core.cache import cache, caches
+from django.db import transaction
+from django.http import HttpResponse, HttpResponseNotModified
+from django.utils.cache import patch_cache_control, patch_vary_headers
+from django.utils.http import parse_etags
+
+REFERENCE, DECKS = "reference", "decks"
+GENERATIONS = (REFERENCE, DECKS)
+# The request headers an answer may depend on besides its address: the API's content
+# negotiation, and htmx asking for a part of a page.
+VARY = ("Accept", "HX-Request", "HX-Target", "HX-Boosted")
+SECONDS = 24 * 60 * 60  # unused entries go (a change makes new keys: old ones are never read)
+
+
+def _generation_key(what: str) -> str:
+    return f"page-generation:{what}"
+
+
+def _move(what: str) -> None:
+    cache.set(_generation_key(what), uuid.uuid4().hex, None)
+
+
+def changed(what: str) -> None:
+    """Pages showing `what` (REFERENCE or DECKS) are rendered again once the current
+    transaction commits (at once outside one)."""
+    if settings.PAGE_CACHE:
+        transaction.on_commit(lambda: _move(what))
+
+
+def generations() -> tuple[str, ...]:
+    """The current generations, one read of the shared cache (a lost one is made again)."""
+    keys = [_generation_key(what) for what in GENERATIONS]
+    found = cache.get_many(keys)
+    for key in keys:
+        if key not in found:
+            cache.add(key, uuid.uuid4().hex, None)
+            found[key] = cache.get(key)  # whoever added it first
+    return tuple(found[key] for key in keys)
+
+
+def _cacheable(request) -> bool:
+    return (
+        settings.PAGE_CACHE
+        and request.method in ("GET", "HEAD")
+        and "HTTP_AUTHORIZATION" not in request.META
+        and not request.user.is_authenticated
+        and not len(get_messages(request))
+    )
+
+
+def _storable(request, response) -> bool:
+    session = getattr(request, "session", None)
+    return (
+        response.status_code == 200
+        and not response.streaming
+        and not response.cookies
+        and not request.META.get("CSRF_COOKIE_NEEDS_UPDATE")
+        and not (session is not None and session.modified)
+    )
+
+
+def _key(request) -> str:
+    asked = [request.scheme, request.get_host(), request.get_full_path()]
+    asked += [request.headers.get(name, "") for name in VARY]
+    text = "\n".join([*generations(), *asked])
+    return hashlib.sha256(text.encode()).hexdigest()[:40]
+
+
+def _finish(response, etag: str):
+    response["ETag"] = etag
+    patch_cache_control(response, no_cache=True)
+    patch_vary_headers(response, VARY)
+    return response
+
+
+def anonymous_page(view):
+    """Serve `view`'s page to anonymous readers from the pages cache (see the module)."""
+
+    @wraps(view)
+    def cached_view(request, *args, **kwargs):
+        if not _cacheable(request):
+            return view(request, *args, **kwargs)
+        key = _key(request)
+        etag = f'"{key}"'
+        if etag in parse_etags(request.headers.get("If-None-Match", "")):
+            return _finish(HttpResponseNotModified(), etag)
+        pages = caches["pages"]
+        hit = pages.get(key)
+        if hit is not None:
+            content, headers = hit
+            return _finish(HttpResponse(content, headers=headers), etag)
+        response = view(request, *args, **kwargs)
+        if hasattr(response, "render") and not response.is_rendered:
+            response.render()  # a DRF or template response: store what it renders
+        if _storable(request, response):
+            pages.set(key, (response.content, dict(response.headers)), SECONDS)
+            return _finish(response, etag)
+        return response
+
+    return cached_view
