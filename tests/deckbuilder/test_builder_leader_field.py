@@ -112,22 +112,20 @@ def test_saving_settings_with_the_leader_name_in_another_case_changes_the_leader
     assert "Deck saved." in text_of(page)
 
 
-def test_saving_settings_with_the_leader_slug_changes_the_leader(client, alice, game):
+@pytest.mark.parametrize(
+    ("typed", "leader"),
+    [("richard", "richard"), ("gott", "gottfried")],
+    ids=["its slug", "the start of one name"],
+)
+def test_saving_settings_with_a_leaders_slug_or_name_start_chooses_that_leader(
+    client, alice, game, typed, leader
+):
     client.force_login(alice)
     deck = make_deck(alice, game)
-    response = client.post(edit_url(deck), settings(deck, leader="richard"))
+    response = client.post(edit_url(deck), settings(deck, leader=typed))
     assert response.status_code == 302
     deck.refresh_from_db()
-    assert deck.leader.slug == "richard"
-
-
-def test_saving_settings_with_the_start_of_one_leader_name_chooses_that_leader(client, alice, game):
-    client.force_login(alice)
-    deck = make_deck(alice, game)
-    response = client.post(edit_url(deck), settings(deck, leader="gott"))
-    assert response.status_code == 302
-    deck.refresh_from_db()
-    assert deck.leader.slug == "gottfried"
+    assert deck.leader.slug == leader
 
 
 def test_the_leaders_name_or_slug_is_found_without_a_query(game):
