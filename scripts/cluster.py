@@ -144,8 +144,6 @@ def main() -> int:
         subprocess.run(
             [*manage, "collectstatic", "--noinput", "-v0"], cwd=ROOT, env=env, check=True
         )
-    if args.sample:
-        subprocess.run([*manage, "load_sample_data"], cwd=ROOT, env=env, check=True, **quiet)
 
     with ExitStack() as stack, tempfile.TemporaryDirectory(prefix="deckbuilder-cluster-") as tmp:
         tmp_path = Path(tmp)
@@ -170,6 +168,8 @@ def main() -> int:
             env,
         )
         wait_for_port(redis_port, redis)
+        if args.sample:  # with Redis up: writes tell the pages cache (cards.pagecache)
+            subprocess.run([*manage, "load_sample_data"], cwd=ROOT, env=env, check=True, **quiet)
         apps = []
         for n, app_port in enumerate(app_ports, 1):
             gunicorn = [
