@@ -2,7 +2,6 @@
 
     make bench                  # both benchmarks, each against a throwaway PostgreSQL 15
     scripts/with-postgres .venv/bin/python bench/validate_rps.py [--duration 3 --rounds 3]
-    scripts/with-postgres .venv/bin/python bench/validate_rps.py --no-prototype
 
 Needs PostgreSQL (DATABASE_URL; refuses SQLite); don't point it at a database whose data
 matters. Migrates, loads the sample data, then serves the site with
@@ -20,9 +19,6 @@ Endpoints, under the same load:
   renderers, parsers and authenticators: the like-for-like baseline (same framework).
 - `validate`: the product, with a legal deck: Kellantra and 10 different cards she may use
   (Plant A Seed and nine more, picked from the database), one copy each.
-- `proto plain-rows` (unless --no-prototype): the product's view with well-formed card rows
-  checked by plain Python instead of DRF's per-row serializer (bench/urls.py); checked first to
-  answer exactly what the product answers for legal, illegal and malformed decks.
 Every POST endpoint must answer "legal" before and after the load.
 
 Load comes from wrk (Debian's; installed with apt when missing and running as root): the same
@@ -95,12 +91,6 @@ def parse_args():
     parser.add_argument("--workers", type=int, default=2, help="gunicorn workers")
     parser.add_argument("--tool", choices=["auto", "wrk", "python"], default="auto")
     parser.add_argument("--inprocess-reps", type=int, default=2000, help="calls per timing")
-    parser.add_argument(
-        "--no-prototype",
-        dest="prototype",
-        action="store_false",
-        help="measure trivial, trivial-drf and validate only, not proto plain-rows",
-    )
     return parser.parse_args()
 
 
@@ -136,7 +126,6 @@ from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 from rest_framework.views import APIView
 
-from bench import urls as bench_urls
 from cards import catalogue, legality
 from cards.models import Card, Leader
 from deckbuilder import api
@@ -148,12 +137,10 @@ LEGAL = {
     "format": "standard",
     "sections": {"main": 10},
 }
-PROTO = "proto plain-rows"
 ENDPOINTS = {  # name: (method, path)
     "trivial": ("GET", TRIVIAL_PATH),
     "trivial-drf": ("GET", "/bench/trivial-drf/"),
     "validate": ("POST", VALIDATE_PATH),
-    PROTO: ("POST", f"/bench/proto/plain-rows/{GAME}/validate/"),
 }
 
 # --- set-up -----------------------------------------------------------------------------------
@@ -259,52 +246,6 @@ def show_queries(payload: bytes) -> int:
     return len(warm)
 
 
-def same_answers(payloads: list[bytes]) -> str:
-    """How the prototype answers differently from the product; empty when it does not."""
-    for game in (GAME, "no-such-game"):
-        for payload in payloads if game == GAME else payloads[:1]:
-            want = wsgi("POST", f"/api/games/{game}/validate/", payload)
-            got = wsgi("POST", f"/bench/proto/plain-rows/{game}/validate/", payload)
-            if got != want:
-                return f"{game} {payload[:200]!r}: {got} where the product answers {want}"
-    return ""
-
-
-def odd_bodies(body: dict) -> list[bytes]:
-    """Legal, illegal (several problems) and malformed decks; the raw bodies of broken JSON."""
-    cards = [row["card"] for row in body["cards"]]
-    one = {"card": cards[0], "count": 1}
-    decks = [
-        body,
-        {"leader": LEADER, "cards": [{"card": "lightning", "count": 1}, *body["cards"][:9]]},
-        {"leader": LEADER, "cards": [{"card": c, "count": 4} for c in cards[:3]]},
-        {"leader": None, "cards": [one]},
-        {"leader": "nobody", "cards": [{"card": "nothing", "count": 1}]},
-        {"leader": LEADER, "cards": [one, {"card": cards[0], "count": 2}]},
-        {"leader": LEADER, "cards": [{"card": cards[0], "count": "3"}]},
-        {"leader": LEADER, "cards": [{"card": cards[0], "count": True}]},
-        {"leader": LEADER, "cards": [{"card": cards[0], "count": 2.0, "note": 1}]},
-        {"leader": LEADER, "cards": [{"card": cards[0], "count": 0}, {"card": cards[1]}]},
-        {"leader": LEADER, "cards": [{"card": cards[0], "count": 100}, ["not", "a", "row"]]},
-        {"leader": LEADER, "cards": [{"card": f" {cards[0]} ", "count": 1}]},
-        {"leader": LEADER, "cards": [{"card": f"{cards[0]}\n", "count": 1}]},
-        {"leader": LEADER, "cards": [{"card": "x" * 121, "count": 1}, {"card": "", "count": 1}]},
-        {"leader": LEADER, "cards": [{"card": "é", "count": 1}, {"card": None, "count": 1}]},
-        {"leader": LEADER, "cards": [{"card": 12, "count": 1}, {"count": 1}]},
-        {"leader": LEADER, "cards": [one] * 201},
-        {"leader": LEADER, "cards": []},
-        {"leader": LEADER, "cards": "all of them"},
-        {"leader": LEADER, "cards": None},
-        {"leader": LEADER, "cards": {"card": cards[0], "count": 1}},
-        {"leader": LEADER},
-        {"leader": f" {LEADER} ", "cards": [one], "name": "extra keys are ignored"},
-        {"cards": [one]},
-        {},
-        [],
-    ]
-    return [json.dumps(d).encode() for d in decks] + [b"{", b'{"leader": NaN}', b""]
-
-
 class Profile:
     """cProfile of `reps` calls; cumulative µs per call of chosen functions."""
 
@@ -338,7 +279,7 @@ def view_function():
     return next(c.cell_contents for c in handler.__closure__ if callable(c.cell_contents))
 
 
-def in_process(body: dict, reps: int, prototype: bool) -> list[str]:
+def in_process(body: dict, reps: int) -> list[str]:
     """Queries, timings and profile of validate; the endpoints to measure under load."""
     logging.getLogger("django.request").setLevel(logging.CRITICAL)  # the 400s and 404s below
     check_settings({k: getattr(settings, k) for k in PRODUCTION}, "this process")
@@ -346,18 +287,6 @@ def in_process(body: dict, reps: int, prototype: bool) -> list[str]:
     show_queries(payload)
 
     names = ["trivial", "trivial-drf", "validate"]
-    if prototype:
-        with warnings.catch_warnings():  # DRF's list-based row errors: RemovedInDRF320Warning
-            warnings.simplefilter("ignore")
-            bodies = odd_bodies(body)
-            if problem := same_answers(bodies):
-                print(f"\n{PROTO}: answers differ from the product's, not measured: {problem}")
-            else:
-                names.append(PROTO)
-                print(
-                    f"\n{PROTO}: answers exactly as the product (status, content type, body) "
-                    f"for {len(bodies)} bodies: legal, illegal, malformed; and an unknown game"
-                )
 
     # Where the time goes: the steps of the view, each timed alone, then a profile.
     rules = catalogue.game_rules(GAME)
@@ -366,7 +295,6 @@ def in_process(body: dict, reps: int, prototype: bool) -> list[str]:
     data = serializer.validated_data
     entries = [(card, n, section) for (card, section), n in data["cards"].items()]
     report = legality.check(rules.format(), data["leader"], entries).as_dict()
-    proto_serializer = bench_urls.PlainRowsValidateSerializer
     print(f"\nIn-process, median of {reps} calls (WSGI handler, same settings as gunicorn):")
     steps = [
         (f"whole request: {n}", lambda m=ENDPOINTS[n][0], p=ENDPOINTS[n][1]: wsgi(m, p, payload))
@@ -385,13 +313,6 @@ def in_process(body: dict, reps: int, prototype: bool) -> list[str]:
         ),
         ("  JSONRenderer().render", lambda: JSONRenderer().render(report)),
     ]
-    if PROTO in names:
-        steps.append(
-            (
-                "  is_valid() with plain rows (proto)",
-                lambda: proto_serializer(data=body, context={"catalogue": rules}).is_valid(),
-            )
-        )
     for label, fn in steps:
         print(f"  {label:<44} {median_ms(fn, reps):7.3f} ms")
 
@@ -727,7 +648,7 @@ def measure(args, body: dict, names: list[str]) -> None:
             f" {median(name, 'ratio_drf'):13.2f}"
         )
     print()
-    for name in [n for n in ("validate", PROTO) if n in results]:
+    for name in [n for n in ("validate",) if n in results]:
         ratio = median(name, "ratio")
         verdict = "PASS" if ratio >= TARGET_RATIO else "MISS"
         per_round = {k: "/".join(f"{x[k]:.2f}" for x in results[name]) for k in RATIOS}
@@ -756,7 +677,7 @@ def main():
     )
     body = set_up()
     print(f"deck: {LEADER} + {', '.join(c['card'] for c in body['cards'])} (1 copy each)")
-    names = in_process(body, args.inprocess_reps, args.prototype)
+    names = in_process(body, args.inprocess_reps)
     connection.close()
     measure(args, body, names)
     end_load = os.getloadavg()[0]

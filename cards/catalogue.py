@@ -1,9 +1,16 @@
-"""What the rules engine reads of a game (formats, cards, leaders), cached per process.
+"""What the rules engine reads of a game (formats, leaders, cards), cached per process.
 
 Validation is read-heavy and reference data rarely changes. Each process keeps a game's formats,
-CardInfo and LeaderInfo and rechecks `Game.rules_version` at most every
-`settings.RULES_CACHE_SECONDS`, so a validation usually costs no query at all and a curator's
-change is seen within that time. Decks being saved are judged from the database, not from here.
+LeaderInfo and the CardInfo of every card a deck has named so far, and rechecks
+`Game.rules_version` at most every `settings.RULES_CACHE_SECONDS`, so a validation usually costs
+no query at all and a curator's change is seen within that time. Decks being saved are judged
+from the database, not from here.
+
+Cards are read on demand (one query for those a request names that this process has not read
+yet), not all at load: at 50,000 cards a full load took over a second on the request that found
+the cache stale, held ~60 MB per process, and its ~300,000 objects made every full collection
+of the garbage collector a stall (docs/performance.md). A new version now loads in a few small
+queries, and memory follows the cards decks use. Equal sets and strings are one object.
 """
 
 import time
@@ -14,7 +21,40 @@ from dataclasses import dataclass, field
 from django.conf import settings
 
 from . import legality, vocabulary
-from .models import Card, Format, Game, Leader, Loyalty, RuleSection
+from .models import Card, Format, Game, Leader, Loyalty, RuleSection, relation_ids
+
+
+@dataclass
+class Words:
+    """A game's ids as the engine names them, to read cards with (their rows hold ids)."""
+
+    rarities: dict[int, str]
+    types: dict[int, str]
+    colours: dict[int, str]
+    keywords: dict[int, tuple[str, bool]]  # (name, is_faction)
+    shared: dict = field(default_factory=dict)  # each distinct value once (`one`)
+
+    def one(self, value):
+        return self.shared.setdefault(value, value)
+
+    def info(self, slug, name, rarity, kind, faction, points, colour_ids, keyword_ids):
+        """The CardInfo of a card row (`relation_ids` strings of its colours and keywords)."""
+        # .get: a word of another game (bad data) is left out rather than failing the request
+        words = [
+            w for k in (keyword_ids or "").split(",") if k and (w := self.keywords.get(int(k)))
+        ]
+        colours = (self.colours.get(int(c)) for c in (colour_ids or "").split(",") if c)
+        faction = self.keywords.get(faction, (None,))[0]
+        return legality.CardInfo(
+            slug,
+            name,
+            self.rarities.get(rarity, ""),
+            self.one(frozenset(colours) - {None}),
+            self.one(frozenset(word for word, is_faction in words if is_faction)),
+            self.types.get(kind, ""),
+            self.one(frozenset(word for word, _ in words)),
+            self.one((faction, points)) if faction else None,
+        )
 
 
 @dataclass
@@ -25,9 +65,11 @@ class GameRules:
     has_leaders: bool
     formats: dict[str, legality.Format]  # in the game's order
     default_format: str
-    card_infos: dict[str, legality.CardInfo]
     leader_infos: dict[str, legality.LeaderInfo]
     rule_urls: dict[str, str]  # {rules-reference number a format rule names: page#anchor}
+    game_id: int
+    words: Words
+    card_infos: dict[str, legality.CardInfo] = field(default_factory=dict)  # read so far
     checked: float = field(default=0.0)
 
     def format(self, slug: str | None = None) -> legality.Format | None:
@@ -38,6 +80,27 @@ class GameRules:
         return self.leader_infos.get(slug)
 
     def cards(self, slugs: Iterable[str]) -> dict[str, legality.CardInfo]:
+        """The cards of these slugs that exist; one query for those not read before (slugs
+        of no card are asked again: remembering them would let requests fill memory)."""
+        slugs = list(slugs)
+        missing = {s for s in slugs if s not in self.card_infos}
+        if missing:
+            rows = (
+                Card.objects.filter(game_id=self.game_id, slug__in=missing)
+                .annotate(**relation_ids())
+                .values_list(
+                    "slug",
+                    "name",
+                    "rarity_id",
+                    "type_id",
+                    "loyalty_faction_id",
+                    "loyalty_points",
+                    "colour_ids",
+                    "keyword_ids",
+                )  # fmt: skip
+            )
+            for row in rows:
+                self.card_infos[row[0]] = self.words.info(*row)
         return {s: self.card_infos[s] for s in slugs if s in self.card_infos}
 
 
@@ -71,18 +134,12 @@ def clear() -> None:
 
 
 def _load(game_id: int) -> GameRules:
-    """A few flat queries, no model instances: this runs on the request that finds it stale."""
+    """A few small flat queries, no model instances: this runs on the request that finds the
+    cache stale. No card yet (GameRules.cards reads them)."""
     game = Game.objects.get(pk=game_id)
     type_names = dict(game.card_types.values_list("slug", "name"))
     formats = {f.slug: f for f in Format.objects.filter(game_id=game_id).select_related("game")}
     default = next((f for f in formats.values() if f.is_default), None)
-    colours = _sets(Card.colours.through, "card_id", "colour__slug", card__game_id=game_id)
-    keywords = _sets(
-        Card.keywords.through,
-        "card_id",
-        ("keyword__name", "keyword__is_faction"),
-        card__game_id=game_id,
-    )
     leader_colours = _sets(
         Leader.colours.through, "leader_id", "colour__slug", leader__game_id=game_id
     )
@@ -94,18 +151,15 @@ def _load(game_id: int) -> GameRules:
         keyword__is_faction=True,
     )
     loyalty = _sets(Loyalty, "leader_id", ("faction__name", "points"), leader__game_id=game_id)
-    cards = Card.objects.filter(game_id=game_id).values_list(
-        "pk",
-        "slug",
-        "name",
-        "rarity__slug",
-        "type__slug",
-        "loyalty_faction__name",
-        "loyalty_points",
-    )
     leaders = Leader.objects.filter(game_id=game_id).values_list("pk", "slug", "name")
     refs = {rule.get("section") for f in formats.values() for rule in f.rules} - {None, ""}
     anchors = RuleSection.objects.live().filter(game_id=game_id, number__in=refs)
+    words = Words(
+        rarities=dict(game.rarities.values_list("pk", "slug")),
+        types=dict(game.card_types.values_list("pk", "slug")),
+        colours=dict(game.colours.values_list("pk", "slug")),
+        keywords={k: (n, f) for k, n, f in game.keywords.values_list("pk", "name", "is_faction")},
+    )
     return GameRules(
         slug=game.slug,
         name=game.name,
@@ -113,19 +167,6 @@ def _load(game_id: int) -> GameRules:
         has_leaders=game.has_leaders,
         formats={slug: f.engine(type_names) for slug, f in formats.items()},
         default_format=(default or next(iter(formats.values()), None)).slug if formats else "",
-        card_infos={
-            slug: legality.CardInfo(
-                slug,
-                name,
-                rarity or "",
-                frozenset(colours[pk]),
-                frozenset(k for k, faction in keywords[pk] if faction),
-                kind,
-                frozenset(k for k, _ in keywords[pk]),
-                (faction, points) if faction else None,
-            )
-            for pk, slug, name, rarity, kind, faction, points in cards
-        },
         leader_infos={
             slug: legality.LeaderInfo(
                 slug,
@@ -137,6 +178,8 @@ def _load(game_id: int) -> GameRules:
             for pk, slug, name in leaders
         },
         rule_urls=vocabulary.rule_urls(game.slug, anchors.values_list("number", "anchor")),
+        game_id=game_id,
+        words=words,
     )
 
 

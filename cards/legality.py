@@ -51,7 +51,7 @@ __all__ = [
 GENERIC = "generic"  # the cost key of a generic (colourless) amount
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class CardInfo:
     slug: str
     name: str
@@ -63,7 +63,7 @@ class CardInfo:
     loyalty: tuple[str, int] | None = None  # (faction, points the leader needs in it)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class LeaderInfo:
     slug: str
     name: str

@@ -3,6 +3,8 @@
 Serializers check shapes and resolve slugs; every rule is the engine's (via services).
 """
 
+import re
+
 from django.db.models import Exists, OuterRef, Prefetch
 from django.http import Http404
 from drf_spectacular.types import OpenApiTypes
@@ -35,12 +37,50 @@ IF_MATCH = OpenApiParameter(
 )
 
 
+SLUG = re.compile(r"[-a-zA-Z0-9_]+")  # SlugField's, with nothing around it to trim
+
+
+class CardCountList(serializers.ListSerializer):
+    """CardCountSerializer(many=True). Well-formed rows, the common case, are taken in plain
+    Python: a dict whose `card` (and `section`, if given) is a slug of at most 120 (40)
+    characters and whose `count` is a JSON integer from 1 to MAX_COPIES. That makes validate
+    ~30% faster (docs/performance.md). Anything else goes through the serializer of each row,
+    so every error answer is DRF's (tests/deckbuilder/test_card_rows.py)."""
+
+    def to_internal_value(self, data):
+        fits = self.max_length is None or len(data) <= self.max_length
+        if type(data) is list and (data or self.allow_empty) and fits and not self.min_length:
+            rows = [row for row in map(_plain_row, data) if row is not None]
+            if len(rows) == len(data):
+                return rows
+        return super().to_internal_value(data)
+
+
+def _plain_row(row) -> dict | None:
+    """The validated row of a well-formed one (see CardCountList); None otherwise."""
+    if type(row) is not dict:
+        return None
+    card, count, section = row.get("card"), row.get("count"), row.get("section")
+    if type(card) is not str or len(card) > 120 or not SLUG.fullmatch(card):
+        return None
+    if type(count) is not int or not 1 <= count <= services.MAX_COPIES:
+        return None
+    if section is None:
+        return None if "section" in row else {"card": card, "count": count}
+    if type(section) is not str or len(section) > 40 or not SLUG.fullmatch(section):
+        return None
+    return {"card": card, "count": count, "section": section}
+
+
 class CardCountSerializer(serializers.Serializer):
     card = serializers.SlugField(max_length=120)
     count = serializers.IntegerField(min_value=1, max_value=services.MAX_COPIES)
     section = serializers.SlugField(
         max_length=40, required=False, help_text="A deck section of the format; default: its first."
     )
+
+    class Meta:
+        list_serializer_class = CardCountList
 
     def to_internal_value(self, data):
         if isinstance(data, dict) and isinstance(data.get("count"), (str, float, bool)):

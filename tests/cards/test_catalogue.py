@@ -21,7 +21,7 @@ def test_cached_infos_equal_what_the_models_say(slug):
         .select_related("rarity", "type", "loyalty_faction")
         .prefetch_related("colours", "keywords")
     )
-    assert rules.card_infos == {card.slug: card.info() for card in cards}
+    assert rules.cards(card.slug for card in cards) == {card.slug: card.info() for card in cards}
     leaders = Leader.objects.filter(game=game).prefetch_related(
         "colours", "keywords", "loyalties__faction"
     )
@@ -69,3 +69,28 @@ def test_within_the_recheck_time_a_validation_costs_no_query(settings, django_as
     with django_assert_num_queries(0):
         response = client.post("/api/games/card-of-gods/validate/", body, format="json")
     assert response.json()["card_count"] == 2
+
+
+def test_a_new_version_loads_no_card_and_cards_are_read_once_on_demand(
+    django_assert_num_queries,
+):
+    catalogue.clear()
+    with django_assert_num_queries(13):  # the game, its words, formats, leaders, rule pages
+        rules = catalogue.game_rules("card-of-gods")
+    assert rules.card_infos == {}
+    with django_assert_num_queries(1):
+        found = rules.cards(["healing", "despair", "no-such-card"])
+    assert set(found) == {"healing", "despair"}
+    with django_assert_num_queries(0):
+        assert rules.cards(["healing", "despair"]) == found
+    with django_assert_num_queries(1):  # a slug of no card is not remembered
+        assert rules.cards(["no-such-card"]) == {}
+
+
+def test_cards_with_equal_colours_share_one_set():
+    rules = catalogue.game_rules("card-of-gods")
+    infos = list(rules.cards(Card.objects.values_list("slug", flat=True)).values())
+    by_value = {}
+    for info in infos:
+        assert by_value.setdefault(info.colours, info.colours) is info.colours
+    assert len(by_value) < len(infos)
