@@ -14,14 +14,18 @@ and no database, measured before the pages and again after them. Figures per pag
 ratio to the floor (the mean of the two floor runs), p50 and p95 latency, the p95/p50 ratio
 (collector stalls show as a long tail), and the SQL queries of one warm request, counted
 in-process (CaptureQueriesContext; anonymous, or signed in for the builder). At the end: the
-resident memory of each gunicorn worker. Static files are collected first (staticfiles/), as
-production serves them. The goals of the issue are printed beside the figures.
+resident memory of each gunicorn worker, then again after validate requests have named every
+card of the pool (the rules catalogue at its largest); and, in-process before the load, how
+long the rules catalogue of a new version takes to load. Static files are collected first
+(staticfiles/), as production serves them. The goals of the issue are printed beside the
+figures. A pause before each page lets the requests the previous one left in flight finish.
 
 A benchmark, not a test: it prints figures, never fails on them.
 """
 # ruff: noqa: E402  (Django is set up by validate_rps before the project's modules are imported)
 
 import argparse
+import json
 import os
 import random
 import re
@@ -30,6 +34,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -44,6 +49,7 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext, override_settings
 
 from bench.card_search import bench_game, fill, without_vector
+from cards import catalogue
 from cards.models import Card, Colour, Game, Leader
 from deckbuilder.models import Deck, DeckCard
 
@@ -51,6 +57,9 @@ SEED = 20261123
 # The issue's goals, as ratios to the floor's req/s (in the same run).
 GOAL_HTML, GOAL_LIGHT = 0.05, 0.10
 GOAL_TAIL, GOAL_SQL = 2.5, 6
+# Seconds of quiet before each page: the requests wrk leaves in flight (the builder's take
+# ~300 ms each) finish first instead of showing as the next page's tail.
+PAUSE = 1.5
 
 FORM = "application/x-www-form-urlencoded"
 HTMX = {"HX-Request": "true"}
@@ -232,6 +241,37 @@ def worker_rss(master_pid: int) -> list[float]:
     return rss
 
 
+def cold_catalogue(game: Game, slugs: list[str]) -> tuple[float, float]:
+    """Median ms (of 5) of loading the rules catalogue of a new version, and of then reading
+    the CardInfo of 60 cards into it (validate's first requests after a rules change)."""
+    loads, reads = [], []
+    for _ in range(5):
+        catalogue.clear()
+        started = time.perf_counter()
+        rules = catalogue.game_rules(game.slug)
+        loads.append((time.perf_counter() - started) * 1000)
+        started = time.perf_counter()
+        rules.cards(slugs[:60])
+        reads.append((time.perf_counter() - started) * 1000)
+    return statistics.median(loads), statistics.median(reads)
+
+
+def validate_every_card(port: int, game: Game, leader: str, slugs: list[str]) -> None:
+    """POST validate naming every card of the pool, 200 a request, twice over (so that each
+    worker very likely reads them all): the catalogue's largest size, for the RSS figure."""
+    for _ in range(2):
+        for start in range(0, len(slugs), 200):
+            rows = [{"card": slug, "count": 1} for slug in slugs[start : start + 200]]
+            body = json.dumps({"leader": leader, "cards": rows}).encode()
+            request = urllib.request.Request(
+                f"http://{served.HOST}:{port}/api/games/{game.slug}/validate/",
+                data=body,
+                headers={"Content-Type": "application/json"},
+            )
+            with urllib.request.urlopen(request, timeout=30) as answer:
+                answer.read()
+
+
 def main() -> None:
     args = parse_args()
     call_command("migrate", verbosity=0, interactive=False)
@@ -267,6 +307,8 @@ def main() -> None:
         ("API card list q=", f"/api/games/{game.slug}/cards/?q=blade", False, GOAL_LIGHT, ""),
         ("builder +/- (htmx)", builder, True, GOAL_LIGHT, f"card={plus}&shown={plus}"),
     ]
+    slugs = list(Card.objects.filter(game=game).order_by("?").values_list("slug", flat=True))
+    cold = cold_catalogue(game, slugs)
     anonymous, signed_in = Client(HTTP_HOST=served.HOST), Client(HTTP_HOST=served.HOST)
     signed_in.force_login(owner)
     signed_in.get(builder)  # sets the CSRF cookie
@@ -291,9 +333,13 @@ def main() -> None:
                 run(path, mine, post, seconds=1)
             floors.append(run(served.TRIVIAL_PATH))
             for name, path, mine, _, post in pages:
+                time.sleep(PAUSE)
                 rows[name] = run(path, mine, post)
+            time.sleep(PAUSE)
             floors.append(run(served.TRIVIAL_PATH))
             rss = worker_rss(server.proc.pid)
+            validate_every_card(server.port, game, leader.slug, slugs)
+            rss_full = worker_rss(server.proc.pid)
 
     floor = sum(f["rps"] for f in floors) / len(floors)
     print(
@@ -328,8 +374,14 @@ def main() -> None:
     print(
         "\nworker RSS after the load: "
         + ", ".join(f"{mb:.0f} MB" for mb in rss)
-        + " (goal ≤ 120 MB); load average "
-        + f"{os.getloadavg()[0]:.1f}"
+        + f"; after validating every one of the {len(slugs):,} cards (the rules catalogue "
+        + "at its largest): "
+        + ", ".join(f"{mb:.0f} MB" for mb in rss_full)
+        + f" (goal ≤ 120 MB). Load average {os.getloadavg()[0]:.1f}"
+    )
+    print(
+        f"rules catalogue of a new version: loaded in {cold[0]:.1f} ms (goal ≤ 200 ms), then "
+        f"60 cards read into it in {cold[1]:.1f} ms (medians of 5, in-process)"
     )
 
 
