@@ -240,8 +240,11 @@ def _deck_size(params, fmt: Format, leader, deck):
 
 def _override(params, card: CardInfo) -> tuple[str, int] | None:
     """The (keyword, limit) of the `overrides` that apply to `card`: the highest."""
+    overrides = params.get("overrides")
+    if not overrides:
+        return None
     keywords = _folded(card.keywords)
-    found = [(k, n) for k, n in (params.get("overrides") or {}).items() if k.casefold() in keywords]
+    found = [(k, n) for k, n in overrides.items() if k.casefold() in keywords]
     return max(found, key=lambda kn: kn[1]) if found else None
 
 

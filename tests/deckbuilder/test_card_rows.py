@@ -5,11 +5,12 @@ way the answer is exactly DRF's."""
 import warnings
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from rest_framework import serializers
 
-from deckbuilder.api import CardCountList, CardCountSerializer
+from cards import catalogue
+from deckbuilder.api import CardCountList, CardCountSerializer, ValidateSerializer
 
 
 def fast(data):
@@ -86,3 +87,52 @@ ROWS = st.lists(
 @given(ROWS)
 def test_any_rows_get_the_same_answer_as_drf_gives(data):
     assert answers(fast, data) == answers(drf, data)
+
+
+# --- whole validate bodies ----------------------------------------------------------------
+
+
+class DRFValidate(ValidateSerializer):
+    """ValidateSerializer without its plain-Python path: every body through DRF's fields."""
+
+    to_internal_value = serializers.Serializer.to_internal_value
+    run_validators = serializers.Serializer.run_validators
+
+    def get_fields(self):
+        fields = super().get_fields()
+        fields["cards"] = serializers.ListSerializer(child=CardCountSerializer(), max_length=200)
+        return fields
+
+
+def verdicts(make, data, rules):
+    return answers(lambda d: make(data=d, context={"catalogue": rules}), data)
+
+
+LEADERS = st.sampled_from(["kellantra", "gottfried", "nobody", "", " kellantra", "é", None, 3])
+BODIES = st.fixed_dictionaries(
+    {"cards": st.one_of(ROWS, st.lists(ROW, max_size=3), ODD_VALUES)},
+    optional={
+        "leader": LEADERS,
+        "format": st.sampled_from(["standard", "nope", "", None, "x" * 41]),
+        "name": ODD_VALUES,
+    },
+)
+
+
+@pytest.mark.django_db
+@settings(  # the game is read only: one for every input
+    max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(st.one_of(BODIES, ODD_VALUES))
+def test_any_validate_body_gets_the_same_answer_as_drf_gives(game, data):
+    rules = catalogue.game_rules("card-of-gods")
+    assert verdicts(ValidateSerializer, data, rules) == verdicts(DRFValidate, data, rules)
+
+
+@pytest.mark.django_db
+def test_a_well_formed_body_is_taken_without_drfs_fields(game):
+    rules = catalogue.game_rules("card-of-gods")
+    body = {"leader": "kellantra", "format": "standard", "cards": [GOOD]}
+    serializer = ValidateSerializer(data=body, context={"catalogue": rules})
+    assert serializer.is_valid(), serializer.errors
+    assert "_fields" not in serializer.__dict__  # DRF builds them on first use (cached_property)
