@@ -5,7 +5,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from rest_framework.test import APIClient
 
-from cards import services
+from cards import pagination, services
 from cards.models import Card, Leader
 
 CARDS = "/api/games/card-of-gods/cards/"
@@ -300,3 +300,24 @@ def test_schema_and_docs_are_served_from_our_own_static_files(api):
     html = docs.content.decode()
     assert "/static/drf_spectacular_sidecar/swagger-ui-dist/" in html
     assert "cdn" not in html.lower()
+
+
+def test_a_list_longer_than_the_cap_is_counted_to_the_cap_and_pages_on_to_its_end(
+    api, game, monkeypatch
+):
+    monkeypatch.setattr(pagination, "COUNT_CAP", 5)  # cards.pagination: 1,000 in production
+    total = Card.objects.filter(game__slug="card-of-gods").count()
+    assert total > 5
+    body = api.get(CARDS, {"page_size": 4}).json()
+    assert (body["count"], body["count_exact"]) == (5, False)
+    seen = [card["slug"] for card in body["results"]]
+    while body["next"]:
+        body = api.get(body["next"]).json()
+        seen += [card["slug"] for card in body["results"]]
+    assert len(seen) == len(set(seen)) == total
+
+
+def test_a_list_within_the_cap_has_its_exact_count(api, game):
+    body = api.get(CARDS, {"q": "healing"}).json()
+    assert body["count_exact"] is True
+    assert body["count"] == len(body["results"]) >= 1
