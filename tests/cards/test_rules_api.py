@@ -36,7 +36,7 @@ def test_tree_has_every_section_nested_with_number_anchor_title_url_and_children
     response = api.get(f"{BASE}/rules/")
     assert response.status_code == 200
     data = response.json()
-    assert set(data) == {"count", "next", "previous", "results"}
+    assert set(data) == {"count", "count_exact", "next", "previous", "results"}
     top = data["results"]
     assert [n["number"] for n in top] == [str(i) for i in range(1, 14)]
     assert data["count"] == 13
