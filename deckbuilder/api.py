@@ -37,6 +37,7 @@ IF_MATCH = OpenApiParameter(
 )
 
 
+MAX_ROWS = 200  # card rows in one request
 SLUG = re.compile(r"[-a-zA-Z0-9_]+")  # SlugField's, with nothing around it to trim
 
 
@@ -48,16 +49,19 @@ class CardCountList(serializers.ListSerializer):
     so every error answer is DRF's (tests/deckbuilder/test_card_rows.py)."""
 
     def to_internal_value(self, data):
-        if (
-            type(data) is list
-            and (data or self.allow_empty)
-            and not self.min_length
-            and (self.max_length is None or len(data) <= self.max_length)
-        ):
-            rows = [row for row in map(_plain_row, data) if row is not None]
-            if len(rows) == len(data):
+        if (data or self.allow_empty) and not self.min_length:
+            rows = _plain_rows(data, self.max_length)
+            if rows is not None:
                 return rows
         return super().to_internal_value(data)
+
+
+def _plain_rows(data, longest: int | None) -> list[dict] | None:
+    """The validated rows of a list of at most `longest` well-formed rows; None otherwise."""
+    if type(data) is not list or longest is not None and len(data) > longest:
+        return None
+    rows = [row for row in map(_plain_row, data) if row is not None]
+    return rows if len(rows) == len(data) else None
 
 
 def _plain_row(row) -> dict | None:
@@ -122,7 +126,7 @@ class DeckContentSerializer(serializers.Serializer):
         max_length=40, required=False, help_text="A format of the game; default: its default."
     )
     leader = serializers.SlugField(max_length=120, allow_null=True, required=False)
-    cards = CardCountSerializer(many=True, required=False, max_length=200)
+    cards = CardCountSerializer(many=True, required=False, max_length=MAX_ROWS)
 
     @property
     def catalogue(self):
@@ -178,7 +182,7 @@ class ValidateSerializer(DeckContentSerializer):
     takes none."""
 
     leader = serializers.SlugField(max_length=120, allow_null=True, required=False)
-    cards = CardCountSerializer(many=True, max_length=200)
+    cards = CardCountSerializer(many=True, max_length=MAX_ROWS)
 
     def to_internal_value(self, data):
         """A well-formed body, the common case (see _plain_body), is taken without building
@@ -207,13 +211,11 @@ class ValidateSerializer(DeckContentSerializer):
 
 
 def _plain_body(data) -> dict | None:
-    """The fields of a well-formed validate body: a JSON object whose `cards` are at most 200
-    plain rows (_plain_row), whose `leader`, if given, is null or a slug of at most 120
-    characters and whose `format`, if given, a slug of at most 40; None for any other body."""
-    if type(data) is not dict or type(data.get("cards")) is not list or len(data["cards"]) > 200:
-        return None
-    rows = [row for row in map(_plain_row, data["cards"]) if row is not None]
-    if len(rows) != len(data["cards"]):
+    """The fields of a well-formed validate body: a JSON object whose `cards` are at most
+    MAX_ROWS plain rows (_plain_row), whose `leader`, if given, is null or a slug of at most
+    120 characters and whose `format`, if given, a slug of at most 40; None for any other."""
+    rows = _plain_rows(data.get("cards"), MAX_ROWS) if type(data) is dict else None
+    if rows is None:
         return None
     attrs = {"cards": rows}
     for name, longest, nullable in (("format", 40, False), ("leader", 120, True)):
