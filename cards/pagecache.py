@@ -21,6 +21,11 @@ but asks again each time, and gets a 304 without a render while nothing changed.
 
 Never stored: pages for signed-in readers (or an API token), answers other than 200, answers that
 set a cookie, use the CSRF token or write the session, and pages shown with messages pending.
+
+`private_page` keeps a signed-in reader's own page (the builder) the same way, under a key that
+adds the reader and the state the view names (the deck's row: every deck write saves it), and
+only the reference generation (other decks do not show). Such a page holds forms: it is drawn
+with a stand-in for the CSRF token, which each answer replaces with the reader's own.
 """
 
 from __future__ import annotations
@@ -34,6 +39,7 @@ from django.contrib.messages import get_messages
 from django.core.cache import cache, caches
 from django.db import transaction
 from django.http import HttpResponse, HttpResponseNotModified
+from django.middleware.csrf import get_token
 from django.utils.cache import patch_cache_control, patch_vary_headers
 from django.utils.http import parse_etags
 
@@ -92,17 +98,18 @@ def _storable(request, response) -> bool:
     )
 
 
-def _key(request) -> str:
+def _key(request, shown=GENERATIONS, more=()) -> str:
     asked = [request.scheme, request.get_host(), request.get_full_path()]
     asked += [request.headers.get(name, "") for name in VARY]
-    text = "\n".join([*generations(), *asked])
+    now = dict(zip(GENERATIONS, generations(), strict=True))
+    text = "\n".join([*(now[what] for what in shown), *asked, *map(str, more)])
     return hashlib.sha256(text.encode()).hexdigest()[:40]
 
 
-def _finish(response, etag: str):
+def _finish(response, etag: str, private: bool = False):
     response["ETag"] = etag
-    patch_cache_control(response, no_cache=True)
-    patch_vary_headers(response, VARY)
+    patch_cache_control(response, no_cache=True, **({"private": True} if private else {}))
+    patch_vary_headers(response, (*VARY, "Cookie") if private else VARY)
     return response
 
 
@@ -131,3 +138,44 @@ def anonymous_page(view):
         return response
 
     return cached_view
+
+
+def csrf_stand_in() -> str:
+    """What a stored private page holds in place of the CSRF token: the same in every process
+    (a shared cache), and no reader can guess it (it comes from SECRET_KEY)."""
+    return "csrf" + hashlib.sha256(f"pagecache:{settings.SECRET_KEY}".encode()).hexdigest()[:32]
+
+
+def private_page(request, state, render):
+    """The signed-in reader's page that `render(csrf_token)` draws from `state` (the values of
+    everything it shows besides the reference data: e.g. the deck's row), kept in the pages
+    cache while none of it changes (see the module). `render` gets the CSRF token's stand-in
+    when its answer may be kept, else None (the template's own token); answers other than 200
+    are never kept."""
+    if not (
+        settings.PAGE_CACHE
+        and request.method in ("GET", "HEAD")
+        and request.user.is_authenticated
+        and not len(get_messages(request))
+    ):
+        return render(None)
+    user = request.user
+    key = _key(request, (REFERENCE,), (user.pk, user.get_username(), user.is_staff, *state))
+    etag = f'"{key}"'
+    if etag in parse_etags(request.headers.get("If-None-Match", "")):
+        return _finish(HttpResponseNotModified(), etag, private=True)
+    pages = caches["pages"]
+    hit = pages.get(key)
+    if hit is None:
+        response = render(csrf_stand_in())
+        if response.status_code != 200:
+            response.content = response.content.replace(
+                csrf_stand_in().encode(), get_token(request).encode()
+            )
+            return response
+        hit = (response.content, {"Content-Type": response["Content-Type"]})
+        pages.set(key, hit, SECONDS)
+    content, headers = hit
+    token = get_token(request).encode()  # this reader's (and marks the cookie to be sent)
+    response = HttpResponse(content.replace(csrf_stand_in().encode(), token), headers=headers)
+    return _finish(response, etag, private=True)

@@ -25,7 +25,7 @@ from django.views.decorators.http import require_http_methods, require_POST, req
 from cards import legality, vocabulary
 from cards.filters import CardFilter
 from cards.models import Card, Game, Leader
-from cards.pagecache import anonymous_page
+from cards.pagecache import anonymous_page, private_page
 from cards.pagination import paginate as paginate_capped
 
 from . import analysis, history, services
@@ -257,7 +257,14 @@ def _with_size(decks):
 
 
 def _render_builder(
-    request, deck: Deck, *, settings_form=None, error=None, count_errors=(), status=200
+    request,
+    deck: Deck,
+    *,
+    settings_form=None,
+    error=None,
+    count_errors=(),
+    status=200,
+    csrf_token=None,
 ):
     game = deck.game  # with its vocabulary (_own_deck)
     leader = _leader(deck)
@@ -306,6 +313,8 @@ def _render_builder(
         "quick_add_name": request.POST.get("name", "") if count_errors else "",
         "action_url": request.get_full_path(),
     }
+    if csrf_token:  # cards.pagecache.private_page's stand-in
+        context["csrf_token"] = csrf_token
     return render(request, "deckbuilder/deck_edit.html", context, status=status)
 
 
@@ -380,7 +389,11 @@ def deck_edit(request, share_id):
         if request.POST.get("action") == "settings":
             return _save_settings(request, deck)
         return _change_count(request, deck)
-    return _new_hand(request) or _render_builder(request, deck)
+    # Kept while the deck's row is the same: every change to the deck saves it (services).
+    state = [getattr(deck, field.attname) for field in Deck._meta.concrete_fields]
+    return _new_hand(request) or private_page(
+        request, state, lambda token: _render_builder(request, deck, csrf_token=token)
+    )
 
 
 @login_required

@@ -1,0 +1,203 @@
+"""The builder kept whole for its owner (cards.pagecache.private_page): served again without a
+render while the deck's row and the reference data are the same, rendered again after any
+change, with the reader's own CSRF token, and never to anyone else."""
+
+import re
+
+import pytest
+from django.contrib.auth.models import User
+from django.contrib.messages.middleware import MessageMiddleware
+from django.contrib.sessions.middleware import SessionMiddleware
+from django.core.cache import caches
+from django.db import connection
+from django.http import HttpResponse
+from django.test import Client
+from django.test.utils import CaptureQueriesContext
+
+from cards.models import Card
+from cards.pagecache import csrf_stand_in, private_page
+from deckbuilder import services
+from deckbuilder.models import Visibility
+from tests.deckbuilder.test_decks_with_card import make_deck
+
+pytestmark = pytest.mark.django_db
+
+TOKEN = re.compile(rb'name="csrfmiddlewaretoken" value="([^"]+)"')
+ANY_TOKEN = re.compile(rb"\b[A-Za-z0-9]{64}\b")  # in the forms and htmx's headers
+
+
+@pytest.fixture(autouse=True)
+def page_cache(settings):
+    settings.PAGE_CACHE = True
+    caches["pages"].clear()
+
+
+@pytest.fixture
+def deck(game, alice):
+    return make_deck(alice, "Thunder and gloom", visibility=Visibility.UNLISTED)
+
+
+@pytest.fixture
+def owner(alice):
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(alice)
+    return client
+
+
+def builder(deck):
+    return f"/decks/{deck.share_id}/edit/"
+
+
+def get(client, url, **headers):
+    with CaptureQueriesContext(connection) as ctx:
+        response = client.get(url, headers=headers)
+    return response, len(ctx.captured_queries)
+
+
+def test_the_owner_gets_the_builder_again_without_a_render(owner, deck):
+    first, rendered = get(owner, builder(deck))
+    again, kept = get(owner, builder(deck))
+    assert first.status_code == again.status_code == 200
+    # session, user, deck, generations: no entries, no cards, no count
+    assert kept == 4 < rendered
+    assert ANY_TOKEN.sub(b"", again.content) == ANY_TOKEN.sub(b"", first.content)
+    assert again["ETag"] == first["ETag"]
+    assert "private" in again["Cache-Control"] and "no-cache" in again["Cache-Control"]
+    assert "Cookie" in again["Vary"]
+
+
+def test_a_kept_builder_holds_the_readers_own_token_that_a_change_accepts(owner, deck):
+    owner.get(builder(deck))
+    page = owner.get(builder(deck)).content
+    assert csrf_stand_in().encode() not in page
+    token = TOKEN.findall(page)[0].decode()
+    healing = Card.objects.get(game=deck.game, slug="healing")
+    response = owner.post(
+        builder(deck),
+        {"csrfmiddlewaretoken": token, "card": healing.slug, "section": "main", "op": "add"},
+    )
+    assert response.status_code == 302
+    assert deck.entries.get(card=healing).count == 1
+
+
+def test_a_change_to_the_deck_is_shown_on_the_next_request(owner, deck):
+    assert "Thunder and rain" not in owner.get(builder(deck)).content.decode()
+    services.deck_update(deck=deck, name="Thunder and rain")
+    page, count = get(owner, builder(deck))
+    assert "Thunder and rain" in page.content.decode() and count > 4
+
+
+def test_a_count_changed_is_shown_on_the_next_request(owner, deck):
+    healing = Card.objects.get(game=deck.game, slug="healing")
+    count = re.compile(rb'id="count-main-healing" data-count="(\d+)"')
+    before = int(count.search(owner.get(builder(deck) + "?all=1").content)[1])
+    services.deck_set_count(deck=deck, card=healing, count=lambda n: n + 1)
+    after = int(count.search(owner.get(builder(deck) + "?all=1").content)[1])
+    assert after == before + 1
+
+
+def test_an_edited_card_is_shown_on_the_next_request(
+    owner, deck, django_capture_on_commit_callbacks
+):
+    owner.get(builder(deck) + "?all=1")
+    healing = Card.objects.get(game=deck.game, slug="healing")
+    healing.text = "Restore 9 life."
+    with django_capture_on_commit_callbacks(execute=True):
+        healing.save()
+    assert "Restore 9 life" in owner.get(builder(deck) + "?all=1").content.decode()
+
+
+def test_each_filter_is_a_page_of_its_own(owner, deck):
+    plain = owner.get(builder(deck)).content
+    searched = owner.get(builder(deck) + "?q=heal").content
+    assert ANY_TOKEN.sub(b"", plain) != ANY_TOKEN.sub(b"", searched)
+
+
+def test_a_renamed_owner_is_shown_on_the_next_request(owner, deck, alice):
+    owner.get(builder(deck))
+    User.objects.filter(pk=alice.pk).update(username="alice2")
+    assert "alice2" in owner.get(builder(deck)).content.decode()
+
+
+@pytest.mark.parametrize("who", ["anonymous", "bob", "staff"])
+def test_nobody_else_is_served_the_owners_kept_builder(owner, deck, who, request):
+    owner.get(builder(deck))
+    other = Client()
+    if who != "anonymous":
+        other.force_login(request.getfixturevalue(who))
+    response = other.get(builder(deck))
+    expected = {"anonymous": 302, "bob": 403, "staff": 403}[who]  # sign in / not theirs
+    assert response.status_code == expected and b'id="builder-page"' not in response.content
+
+
+def test_a_browser_holding_the_builder_is_told_304(owner, deck):
+    etag = owner.get(builder(deck))["ETag"]
+    response, count = get(owner, builder(deck), if_none_match=etag)
+    assert response.status_code == 304 and count == 4
+
+
+# --- private_page alone -------------------------------------------------------------------
+
+
+class Draws:
+    """A render counting its calls; it puts the CSRF token it is given in the page."""
+
+    def __init__(self, status=200):
+        self.count, self.status = 0, status
+
+    def __call__(self, token):
+        self.count += 1
+        return HttpResponse(f"token={token}", status=self.status)
+
+
+def request_for(rf, user, message=None):
+    request = rf.get("/mine/")
+    request.user = user
+    SessionMiddleware(lambda r: None).process_request(request)
+    MessageMiddleware(lambda r: None).process_request(request)
+    if message:
+        request._messages.add(20, message)
+    return request
+
+
+def test_a_page_is_drawn_once_with_the_stand_in_and_served_with_the_token(rf, alice):
+    draw = Draws()
+    first = private_page(request_for(rf, alice), ["deck", 1], draw)
+    again = private_page(request_for(rf, alice), ["deck", 1], draw)
+    assert draw.count == 1
+    for response in (first, again):
+        assert csrf_stand_in() not in response.content.decode()
+        assert re.fullmatch(r"token=\w{64}", response.content.decode())
+
+
+def test_another_state_or_reader_is_drawn_again(rf, alice, bob):
+    draw = Draws()
+    private_page(request_for(rf, alice), ["deck", 1], draw)
+    private_page(request_for(rf, alice), ["deck", 2], draw)
+    private_page(request_for(rf, bob), ["deck", 2], draw)
+    assert draw.count == 3
+
+
+@pytest.mark.parametrize("status", [400, 404])
+def test_an_answer_other_than_200_is_never_kept_and_holds_the_real_token(rf, alice, status):
+    draw = Draws(status)
+    for _ in range(2):
+        response = private_page(request_for(rf, alice), ["deck", 1], draw)
+        assert re.fullmatch(r"token=\w{64}", response.content.decode())
+    assert draw.count == 2 and response.status_code == status
+
+
+def test_a_page_with_messages_pending_is_neither_kept_nor_served_from_the_cache(rf, alice):
+    draw = Draws()
+    private_page(request_for(rf, alice, "Deck saved."), ["deck", 1], draw)
+    private_page(request_for(rf, alice), ["deck", 1], draw)
+    private_page(request_for(rf, alice, "Deck saved."), ["deck", 1], draw)
+    assert draw.count == 3
+
+
+def test_nothing_is_kept_with_the_page_cache_off(rf, alice, settings):
+    settings.PAGE_CACHE = False
+    draw = Draws()
+    for _ in range(2):
+        assert private_page(request_for(rf, alice), ["deck", 1], draw).content == b"token=None"
+    assert draw.count == 2
