@@ -19,6 +19,7 @@ from django.utils import timezone
 
 from cards import legality, vocabulary
 from cards.models import Card, Format, Game, Leader
+from cards.vocabulary import prefetched
 
 from . import history
 from .models import Deck, DeckCard, DeckVersion, Visibility
@@ -111,12 +112,18 @@ _READ = object()  # _save's leader: read it from the database
 
 
 def _save(
-    deck: Deck, contents: Contents | None = None, *, dressed: bool = False, leader=_READ
+    deck: Deck,
+    contents: Contents | None = None,
+    *,
+    dressed: bool = False,
+    leader=_READ,
+    changed: DeckCard | None = None,
 ) -> legality.Report:
     """Store the deck (and replace its contents, when given) with the engine's verdict, and
     record it in the deck's history as version `deck.version`. `dressed`: the contents' cards
     carry what the engine reads already, and `leader` is the deck's with its relations (both
-    read in this transaction); else they are read from the database."""
+    read in this transaction); else they are read from the database. `changed`: the one entry
+    in which the contents differ from the stored ones (its count 0: gone), written alone."""
     replace = contents is not None
     if contents is None:
         contents = _contents_of(deck)
@@ -137,7 +144,9 @@ def _save(
     if deck.pk:
         deck.version += 1
     deck.save()
-    if replace:
+    if changed is not None:
+        _store_one(changed)
+    elif replace:
         _store(deck, contents)
     _record(deck, contents, report)
     return report
@@ -176,16 +185,28 @@ def _store(deck: Deck, contents: Contents) -> None:
     )
 
 
+def _store_one(entry: DeckCard) -> None:
+    """One entry's new count: one statement (0 deletes the row; no pk yet inserts it)."""
+    if not entry.count:
+        DeckCard.objects.filter(pk=entry.pk).delete()
+    elif entry.pk is None:
+        entry.save(force_insert=True)
+    else:
+        DeckCard.objects.filter(pk=entry.pk).update(count=entry.count)
+
+
 def _lock(deck: Deck, expected_version: int | None) -> Deck:
     # of=self: the leader is a nullable join, and PostgreSQL cannot lock an outer join
     locked = (
         Deck.objects.select_for_update(of=("self",))
-        .select_related("game", "format__game", "leader")
+        .select_related("game", "format", "leader")
         .filter(pk=deck.pk)
+        .order_by()
         .first()
     )
     if locked is None:  # deleted by a request that held the lock before us
         raise Http404("The deck was deleted.")
+    locked.format.game = locked.game  # the same game: no second join
     if expected_version is not None and locked.version != expected_version:
         raise VersionMismatch
     return locked
@@ -247,33 +268,37 @@ def deck_set_count(
 ) -> Deck:
     """Set how many copies of one card a section holds (0 removes it): the builder's +/−.
     `section` defaults to the format's first. `count` may be a function of the count the
-    locked deck holds (+1, −1); when it changes nothing, nothing is written.
+    locked deck holds (+1, −1); when it changes nothing, nothing is written (a count given as
+    a number is a new version even when it is the same).
 
     The engine's data comes from the game's cached vocabulary at the rules_version the lock
     just read, in this transaction (cards.vocabulary): the entries in one query, the leader
-    and the format's words in none."""
+    and the format's words in none. Only the changed entry is written, and the deck comes
+    back with its entries as they now are (`deck.entries.all()`: no query), for the answer."""
     deck = _lock(deck, None)
     words = vocabulary.of(deck.game)
     deck.format.game = deck.game
     section = section or deck.format.slugs[0]
-    contents, current, dressed = {}, 0, None
-    for e in deck.entries.with_cards(deck.game):
-        if e.card_id == card.pk:
-            dressed = e.card
-        if e.card_id == card.pk and e.section == section:
-            current = e.count
-        else:
-            contents[(e.card, e.section)] = e.count
+    entries = list(deck.entries.with_cards(deck.game))
+    entry = next((e for e in entries if e.card_id == card.pk and e.section == section), None)
+    current = entry.count if entry else 0
     new = max(0, min(count(current) if callable(count) else count, MAX_COPIES))
     if callable(count) and new == current:
+        prefetched(deck, "entries", entries)
         return deck
-    if dressed is None:  # not in the deck yet
-        dressed = Card.objects.filter(pk=card.pk).for_listing(deck.game).get()
-    contents[(dressed, section)] = new
+    if entry is None:  # not in this section yet: its card as the other entries have it
+        dressed = next((e.card for e in entries if e.card_id == card.pk), None)
+        if dressed is None:
+            dressed = Card.objects.filter(pk=card.pk).for_listing(deck.game).get()
+        entry = DeckCard(deck=deck, card=dressed, section=section, count=new)
+        entries.append(entry)
+    entry.count = new
+    contents = {(e.card, e.section): e.count for e in entries}
     leader = words.leader(deck.leader_id) if deck.leader_id else None
     if deck.leader_id and leader is None:
         leader = leader_for_rules(deck.leader)
-    _save(deck, contents, dressed=True, leader=leader)
+    _save(deck, contents, dressed=True, leader=leader, changed=entry)
+    prefetched(deck, "entries", [e for e in entries if e.count])
     return deck
 
 

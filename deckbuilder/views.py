@@ -80,7 +80,9 @@ def _deck_or_404(request, share_id: str) -> Deck:
 
 def _entries(deck: Deck) -> list[DeckCard]:
     """The deck's entries with their cards, dressed from the game's cached vocabulary: one
-    query whatever the deck's size."""
+    query whatever the deck's size, none when a service handed them over (deck_set_count)."""
+    if "entries" in getattr(deck, "_prefetched_objects_cache", {}):
+        return list(deck.entries.all())
     return list(deck.entries.with_cards(deck.game))
 
 

@@ -181,6 +181,40 @@ def test_deck_set_count_adds_changes_and_removes_a_card(game, alice):
     assert deck.version == 5  # created, then four changes
 
 
+def test_deck_set_count_writes_only_the_entry_it_changes(game, alice):
+    deck = services.deck_create(
+        owner=alice, game=game, name="Builder", contents=cards(game, GOTTFRIED_TEN)
+    )
+    rows = dict(deck.entries.values_list("card__slug", "pk"))
+    despair, healing = Card.objects.get(slug="despair"), Card.objects.get(slug="healing")
+    services.deck_set_count(deck=deck, card=despair, count=lambda n: n - 1)
+    services.deck_set_count(deck=deck, card=healing, count=lambda n: n + 1)
+    services.deck_set_count(deck=deck, card=Card.objects.get(slug="punishment"), count=0)
+    now = dict(deck.entries.values_list("card__slug", "pk"))
+    # the others keep their rows; the new card has a row of its own, the removed one none
+    assert {slug: now[slug] for slug in rows if slug != "punishment"} == {
+        slug: pk for slug, pk in rows.items() if slug != "punishment"
+    }
+    assert "punishment" not in now and now["healing"] not in rows.values()
+    expected = {**GOTTFRIED_TEN, "despair": 2, "healing": 1}
+    del expected["punishment"]
+    assert counts_of(deck) == expected
+    assert_verdict_is_fresh(deck)
+
+
+def test_deck_set_count_hands_back_the_entries_as_they_now_are(game, alice):
+    deck = services.deck_create(
+        owner=alice, game=game, name="Builder", contents=cards(game, {"despair": 1})
+    )
+    healing = Card.objects.get(slug="healing")
+    changed = services.deck_set_count(deck=deck, card=healing, count=lambda n: n + 2)
+    handed = {(e.card.slug, e.section): e.count for e in changed.entries.all()}
+    assert handed == {("despair", "main"): 1, ("healing", "main"): 2}
+    removed = services.deck_set_count(deck=deck, card=healing, count=lambda n: 0)
+    assert {e.card.slug for e in removed.entries.all()} == {"despair"}
+    assert {e.card.slug for e in Deck.objects.get(pk=deck.pk).entries.all()} == {"despair"}
+
+
 def test_deck_set_count_clamps_to_0_and_99(game, alice):
     deck = services.deck_create(owner=alice, game=game, name="Builder")
     despair = Card.objects.get(slug="despair")
