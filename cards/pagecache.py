@@ -22,10 +22,11 @@ but asks again each time, and gets a 304 without a render while nothing changed.
 Never stored: pages for signed-in readers (or an API token), answers other than 200, answers that
 set a cookie, use the CSRF token or write the session, and pages shown with messages pending.
 
-`private_page` keeps a signed-in reader's own page (the builder) the same way, under a key that
-adds the reader and the state the view names (the deck's row: every deck write saves it), and
-only the reference generation (other decks do not show). Such a page holds forms: it is drawn
-with a stand-in for the CSRF token, which each answer replaces with the reader's own.
+`private_page` keeps a signed-in reader's own page (the builder) the same way, under a key made
+of the request, the reader and the state the view names: no generation, the state says all the
+page shows (the deck's row, which every deck write saves, and the versions of the reference
+data it read with it). Such a page holds forms: it is drawn with a stand-in for the CSRF token,
+which each answer replaces with the reader's own.
 """
 
 from __future__ import annotations
@@ -98,11 +99,11 @@ def _storable(request, response) -> bool:
     )
 
 
-def _key(request, shown=GENERATIONS, more=()) -> str:
+def _key(request, generations_too=True, more=()) -> str:
     asked = [request.scheme, request.get_host(), request.get_full_path()]
     asked += [request.headers.get(name, "") for name in VARY]
-    now = dict(zip(GENERATIONS, generations(), strict=True))
-    text = "\n".join([*(now[what] for what in shown), *asked, *map(str, more)])
+    now = generations() if generations_too else ()  # one read of the shared cache
+    text = "\n".join([*now, *asked, *map(str, more)])
     return hashlib.sha256(text.encode()).hexdigest()[:40]
 
 
@@ -147,9 +148,9 @@ def csrf_stand_in() -> str:
 
 
 def private_page(request, state, render):
-    """The signed-in reader's page that `render(csrf_token)` draws from `state` (the values of
-    everything it shows besides the reference data: e.g. the deck's row), kept in the pages
-    cache while none of it changes (see the module). `render` gets the CSRF token's stand-in
+    """The signed-in reader's page that `render(csrf_token)` draws from `state` (values that
+    change whenever anything the page shows changes: the deck's row, the rules_version of its
+    game), kept in the pages cache while none of them changes (see the module). `render` gets the CSRF token's stand-in
     when its answer may be kept, else None (the template's own token); answers other than 200
     are never kept."""
     if not (
@@ -160,7 +161,7 @@ def private_page(request, state, render):
     ):
         return render(None)
     user = request.user
-    key = _key(request, (REFERENCE,), (user.pk, user.get_username(), user.is_staff, *state))
+    key = _key(request, False, (user.pk, user.get_username(), user.is_staff, *state))
     etag = f'"{key}"'
     if etag in parse_etags(request.headers.get("If-None-Match", "")):
         return _finish(HttpResponseNotModified(), etag, private=True)

@@ -391,8 +391,10 @@ def deck_edit(request, share_id):
         if request.POST.get("action") == "settings":
             return _save_settings(request, deck)
         return _change_count(request, deck)
-    # Kept while the deck's row is the same: every change to the deck saves it (services).
+    # Kept while the deck's row (every change to the deck saves it: services), its game's
+    # reference data and the games in the navigation are the same.
     state = [getattr(deck, field.attname) for field in Deck._meta.concrete_fields]
+    state += [deck.game.rules_version, deck.games_version]
     return _new_hand(request) or private_page(
         request, state, lambda token: _render_builder(request, deck, csrf_token=token)
     )
