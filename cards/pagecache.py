@@ -150,9 +150,9 @@ def csrf_stand_in() -> str:
 def private_page(request, state, render):
     """The signed-in reader's page that `render(csrf_token)` draws from `state` (values that
     change whenever anything the page shows changes: the deck's row, the rules_version of its
-    game), kept in the pages cache while none of them changes (see the module). `render` gets the CSRF token's stand-in
-    when its answer may be kept, else None (the template's own token); answers other than 200
-    are never kept."""
+    game), kept in the pages cache while none of them changes (see the module). `render` gets
+    the CSRF token's stand-in when its answer may be kept, else None (the template's own
+    token); answers other than 200 are never kept."""
     if not (
         settings.PAGE_CACHE
         and request.method in ("GET", "HEAD")

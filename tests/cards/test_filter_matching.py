@@ -304,5 +304,9 @@ def test_the_builder_swaps_only_its_results_which_hold_the_plus_minus_forms(clie
     assert f'hx-get="{url}"' in form and 'hx-target="#card-results"' in form
     results = html[html.index('id="card-results"') :]
     assert '<ol class="build-list">' in results
-    assert f'hx-post="{url}?q=heal"' in results  # the +/- of the listed cards, processed by htmx
+    # the +/- of the listed cards, processed by htmx: they post to the page's own address (its
+    # filters included), which htmx keeps current as the filters change
+    controls = results[results.index('id="controls-healing"') :]
+    assert '<form method="post" hx-post="" hx-swap="none"' in controls
+    assert "action=" not in controls[: controls.index("</form>")]
     assert results.index('id="card-healing"') < results.index("</section>")

@@ -17,7 +17,7 @@ from django.test.utils import CaptureQueriesContext
 from cards.models import Card, Game
 from cards.pagecache import csrf_stand_in, private_page
 from deckbuilder import services
-from deckbuilder.models import Visibility
+from deckbuilder.models import Deck, Visibility
 from tests.deckbuilder.test_decks_with_card import make_deck
 
 pytestmark = pytest.mark.django_db
@@ -88,12 +88,11 @@ def test_a_change_to_the_deck_is_shown_on_the_next_request(owner, deck):
 
 
 def test_a_count_changed_is_shown_on_the_next_request(owner, deck):
-    healing = Card.objects.get(game=deck.game, slug="healing")
-    count = re.compile(rb'id="count-main-healing" data-count="(\d+)"')
-    before = int(count.search(owner.get(builder(deck) + "?all=1").content)[1])
-    services.deck_set_count(deck=deck, card=healing, count=lambda n: n + 1)
-    after = int(count.search(owner.get(builder(deck) + "?all=1").content)[1])
-    assert after == before + 1
+    fiery = Card.objects.get(game=deck.game, slug="fiery-earth")  # 2 in the deck, no problem
+    count = re.compile(rb'id="count-main-fiery-earth" data-count="(\d+)"')
+    assert count.search(owner.get(builder(deck)).content)[1] == b"2"
+    services.deck_set_count(deck=deck, card=fiery, count=lambda n: n - 1)
+    assert count.search(owner.get(builder(deck)).content)[1] == b"1"
 
 
 def test_an_edited_card_is_shown_on_the_next_request(
@@ -207,3 +206,57 @@ def test_a_game_added_to_the_navigation_is_shown_on_the_next_request(owner, deck
     owner.get(builder(deck))
     Game.objects.create(slug="brand-new", name="Brand New Game")
     assert "Brand New Game" in owner.get(builder(deck)).content.decode()
+
+
+# --- the rows, kept apart from any one deck's page ----------------------------------------
+
+
+def card_reads(client, url) -> tuple[str, list[str]]:
+    """The page, and the queries that read cards' rows (`cards_card` with their text)."""
+    with CaptureQueriesContext(connection) as ctx:
+        page = client.get(url).content.decode()
+    reads = [q["sql"] for q in ctx.captured_queries if q["sql"].startswith('SELECT "cards_card"')]
+    return page, [sql for sql in reads if '"cards_card"."text"' in sql]
+
+
+def test_a_deck_change_renders_again_only_the_rows_it_changes(owner, deck):
+    url = builder(deck) + "?all=1"
+    owner.get(url)
+    services.deck_update(deck=deck, name="Renamed")  # no row shows the name
+    page, reads = card_reads(owner, url)
+    assert "Renamed" in page and reads == []
+    healing = Card.objects.get(game=deck.game, slug="healing")
+    services.deck_set_count(deck=deck, card=healing, count=lambda n: n + 1)
+    page, reads = card_reads(owner, url)
+    assert len(reads) == 1 and f"IN ({healing.pk})" in reads[0]
+    caches["pages"].clear()
+    assert ANY_TOKEN.sub(b"", page.encode()) == ANY_TOKEN.sub(b"", owner.get(url).content)
+
+
+def test_decks_with_the_same_leader_share_their_rows_each_with_its_own_token(
+    owner, deck, bob, game
+):
+    owner.get(builder(deck) + "?all=1")
+    theirs = make_deck(bob, "Bob's gloom", visibility=Visibility.UNLISTED)
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(bob)
+    page, reads = card_reads(client, builder(theirs) + "?all=1")
+    assert reads == []  # every row was kept: the same cards, counts and leader
+    token = TOKEN.findall(page.encode())[-1].decode()
+    healing = Card.objects.get(game=game, slug="healing")
+    response = client.post(
+        builder(theirs),
+        {"csrfmiddlewaretoken": token, "card": healing.slug, "section": "main", "op": "add"},
+    )
+    assert response.status_code == 302 and theirs.entries.filter(card=healing).exists()
+
+
+def test_a_verdict_stored_anew_shows_on_the_cards_rows(owner, deck):
+    """As when the rules changed and the decks' verdicts are refreshed after the version moved:
+    the row is kept under the problems it shows, not only the game's version."""
+    owner.get(builder(deck))
+    problem = {"code": "test", "message": "Fiery Earth is made up.", "card": "fiery-earth"}
+    Deck.objects.filter(pk=deck.pk).update(problems=[problem])
+    controls = owner.get(builder(deck)).content.decode()
+    controls = controls[controls.index('id="controls-fiery-earth"') :]
+    assert "Fiery Earth is made up." in controls[: controls.index("</li>")]

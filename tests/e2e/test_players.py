@@ -306,3 +306,34 @@ def test_card_preview_shows_on_keyboard_focus_in_the_builder(browser, live_serve
     expect(preview.locator("img")).to_have_attribute("src", re.compile("healing/face.svg"))
     page.keyboard.press("Escape")  # dismissible without moving the focus
     expect(preview).to_be_hidden()
+
+
+@pytest.mark.parametrize("javascript", [True, False], ids=["htmx", "no-js"])
+def test_a_card_added_from_a_search_keeps_the_search(browser, live_server, game, javascript):
+    """The +/- forms name no address: they post to the page's own, which the search put in
+    the address bar (htmx) or which the search form loaded (no JavaScript)."""
+    context = browser.new_context(viewport=VIEWPORTS["desktop"], java_script_enabled=javascript)
+    page = context.new_page()
+    page.goto(f"{live_server.url}/accounts/login/")
+    page.fill("#id_username", "alice")
+    page.fill("#id_password", "alice-password")
+    page.keyboard.press("Enter")
+    expect(page.locator(".account-user")).to_be_attached()
+    page.goto(f"{live_server.url}/decks/new/?game=card-of-gods&leader=kellantra")
+    page.fill("#id_name", "Searched")
+    page.keyboard.press("Enter")
+    in_builder(page)
+    page.fill("#id_q", "plant")
+    page.keyboard.press("Enter")
+    expect(page).to_have_url(re.compile(r"q=plant"))
+    expect(page.locator("#card-healing")).to_have_count(0)
+    page.click("#add-main-plant-a-seed")
+    if javascript:
+        expect(page.locator("#deck-status")).to_contain_text("Plant A Seed: 1 in deck.")
+    else:
+        expect(page).to_have_url(re.compile(r"\?q=plant&.*#card-plant-a-seed$"))  # PRG
+    expect(page.locator("#count-main-plant-a-seed")).to_have_text("1")
+    page.reload()
+    expect(page.locator("#card-healing")).to_have_count(0)  # still the search's cards
+    expect(page.locator("#count-main-plant-a-seed")).to_have_text("1")
+    context.close()
