@@ -70,6 +70,14 @@ request = function()
   return wrk.format("POST", "PATH", nil, "BODY&count=" .. (2 + n % 2))
 end
 """
+# A new address each time (`{n}` in the path): a page that is never served from a cache.
+FRESH_SCRIPT = """
+n = 0
+request = function()
+  n = n + 1
+  return wrk.format("GET", (string.gsub("PATH", "{n}", tostring(n))))
+end
+"""
 P95_SCRIPT = """
 done = function(summary, latency, requests)
   io.write(string.format("P50 %d\\nP95 %d\\n", latency:percentile(50), latency:percentile(95)))
@@ -180,14 +188,19 @@ def sixty_card_deck(game: Game, owner: User) -> Deck:
 
 
 def measure(client: Client, path: str, post: str = "") -> tuple[int, int, float]:
-    """SQL queries of one warm request answered from the pages cache, and of one rendered
-    (PAGE_CACHE off), and the median ms of 20 renders, in this process."""
+    """SQL queries of one warm request with the pages cache (the page answered from it; for an
+    address new each time, the page rendered from the builder rows it keeps), and of one
+    rendered without it (PAGE_CACHE off), and the median ms of 20 requests in this process:
+    rendered without the cache, or with it for an address new each time."""
 
-    def send():
+    sent = [0]
+
+    def send():  # as wrk sends it: a new address each time, a count alternating 2/3
+        sent[0] += 1
         if not post:
-            return client.get(path)
-        # count=3 each time: after the first, a +/- that writes nothing (wrk's alternates 2/3)
-        return client.post(path, f"{post}&count=3", content_type=FORM, headers=HTMX)
+            return client.get(path.replace("{n}", str(sent[0])))
+        body = f"{post}&count={2 + sent[0] % 2}"
+        return client.post(path, body, content_type=FORM, headers=HTMX)
 
     counts = []
     for cached in (True, False):
@@ -199,7 +212,7 @@ def measure(client: Client, path: str, post: str = "") -> tuple[int, int, float]
                 sys.exit(f"pages: {path} answered {status}")
             counts.append(len(queries))
     times = []
-    with override_settings(PAGE_CACHE=False):
+    with override_settings(PAGE_CACHE="{n}" in path):
         for _ in range(20):
             started = time.perf_counter()
             send()
@@ -219,10 +232,12 @@ def load(wrk: str, port: int, path: str, seconds: float, conns: int, me, tmp, po
         lua += f'wrk.headers["X-CSRFToken"] = "{csrf}"\nwrk.headers["HX-Request"] = "true"\n'
         lua += f'wrk.headers["Content-Type"] = "{FORM}"\n'
         lua += POST_SCRIPT.replace("PATH", path).replace("BODY", post)
+    elif "{n}" in path:
+        lua += FRESH_SCRIPT.replace("PATH", path)
     script.write_text(lua + P95_SCRIPT)
     cmd = [wrk, "-t1", f"-c{conns}", f"-d{seconds:g}s", "--timeout", "10s", "-s", str(script)]
     out = subprocess.run(
-        [*cmd, f"http://{served.HOST}:{port}{path}"],
+        [*cmd, f"http://{served.HOST}:{port}{path.replace('{n}', '0')}"],
         capture_output=True, text=True, timeout=seconds + 60, check=True,
     ).stdout  # fmt: skip
     bad = re.search(r"Non-2xx or 3xx responses:\s*(\d+)", out)
@@ -305,6 +320,7 @@ def main() -> None:
         ("leader list", f"{g}/leaders/", False, GOAL_HTML, ""),
         ("leader detail", f"{g}/leaders/{leader.slug}/", False, GOAL_HTML, ""),
         ("builder, 60 cards", builder, True, GOAL_HTML, ""),
+        ("builder, not kept", f"{builder}?v={{n}}", True, GOAL_HTML, ""),
         ("deck page, 60 cards", f"/decks/{deck.share_id}/", False, GOAL_HTML, ""),
         ("public decks", "/decks/", False, GOAL_HTML, ""),
         ("API card list q=", f"/api/games/{game.slug}/cards/?q=blade", False, GOAL_LIGHT, ""),
@@ -350,9 +366,12 @@ def main() -> None:
         f"{args.workers} workers. Floor (/bench/trivial/): "
         + ", ".join(f"{f['rps']:.0f}" for f in floors)
         + " req/s (before, after the pages)\n"
-        "SQL: queries of a request answered from the pages cache / of one rendered; render: "
-        "median ms of a rendered request in-process (PAGE_CACHE off). Anonymous pages are "
-        "served from the cache under load (wrk repeats one address).\n"
+        "SQL: queries of a request answered from the pages cache / of one rendered without "
+        "it; render: median ms of a rendered request in-process (PAGE_CACHE off). Under load, "
+        "wrk repeats one address: anonymous pages and the owner's builder are served from the "
+        "pages cache. 'builder, not kept' asks a new address each time (?v=1, 2, …): its page "
+        "is rendered every time, from the builder rows the cache keeps (its SQL and render "
+        "are of that). The +/- alternates a count of 2 and 3: every request is a change.\n"
     )
     head = f"{'page':<22} {'req/s':>7} {'× floor':>8} {'goal':>5} {'p50 ms':>7} {'p95 ms':>7}"
     print(head + f" {'p95/p50':>7} {'SQL':>5} {'render':>6}  verdict")

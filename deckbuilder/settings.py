@@ -164,6 +164,10 @@ CACHES = {"default": env_cache("CACHE_URL")}
 # and in tests, which turn it on where they test it.
 PAGE_CACHE = env_bool("PAGE_CACHE", not DEBUG and not TESTING)
 CACHES["pages"] = env_cache("PAGE_CACHE_URL", "locmem://pages")
+if CACHES["pages"]["BACKEND"].endswith("LocMemCache"):
+    # Pages (kept compressed: ~5-20 KB) and the builder's card rows (~3.5 KB): at most ~20 MB
+    # a process, mostly far less; the least recently used go first.
+    CACHES["pages"]["OPTIONS"] = {"MAX_ENTRIES": 2000}
 
 # Proxies whose X-Forwarded-For and X-Forwarded-Proto are believed (addresses or networks,
 # e.g. "127.0.0.1,10.0.0.0/8"). Empty: the client is the socket's peer, whatever the headers say.

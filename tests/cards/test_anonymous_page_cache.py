@@ -2,7 +2,9 @@
 query of their own while nothing they show changed, rendered again on the first request after a
 change is committed, revalidated with a 304, and never kept for a signed-in reader."""
 
+import pickle
 import re
+import zlib
 
 import pytest
 from django.contrib import messages
@@ -239,3 +241,13 @@ def test_only_a_deck_an_anonymous_reader_can_see_or_could_see_moves_the_decks_ge
         services.deck_update(deck=deck, visibility=after, name="Thunder and rain")
     now = pagecache.generations()
     assert (now[1] != seen[1]) is moves and now[0] == seen[0]
+
+
+def test_a_page_is_kept_compressed(client, game):
+    page = client.get(PAGES["card browser"]).content
+    [(kept, _headers)] = [pickle.loads(value) for value in caches["pages"]._cache.values()]
+    assert zlib.decompress(kept) == page and len(kept) < len(page) / 3
+
+
+def test_each_process_keeps_a_bounded_number_of_pages(settings):
+    assert settings.CACHES["pages"]["OPTIONS"]["MAX_ENTRIES"] == 2000
