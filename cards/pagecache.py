@@ -173,19 +173,16 @@ def private_page(request, state, render):
     etag = f'"{key}"'
     if etag in parse_etags(request.headers.get("If-None-Match", "")):
         return _finish(HttpResponseNotModified(), etag, private=True)
-    pages = caches["pages"]
+    pages, stand_in = caches["pages"], csrf_stand_in().encode()
     hit = pages.get(key)
     if hit is None:
         response = render(csrf_stand_in())
-        if response.status_code != 200:
-            response.content = response.content.replace(
-                csrf_stand_in().encode(), get_token(request).encode()
-            )
-            return response
-        content, headers = response.content, {"Content-Type": response["Content-Type"]}
-        pages.set(key, (_packed(content), headers), SECONDS)
+        kept = response.status_code == 200 and not response.cookies
+        if kept:
+            headers = {"Content-Type": response["Content-Type"]}
+            pages.set(key, (_packed(response.content), headers), SECONDS)
     else:
-        content, headers = zlib.decompress(hit[0]), hit[1]
+        response, kept = HttpResponse(zlib.decompress(hit[0]), headers=hit[1]), True
     token = get_token(request).encode()  # this reader's (and marks the cookie to be sent)
-    response = HttpResponse(content.replace(csrf_stand_in().encode(), token), headers=headers)
-    return _finish(response, etag, private=True)
+    response.content = response.content.replace(stand_in, token)
+    return _finish(response, etag, private=True) if kept else response

@@ -244,12 +244,13 @@ def _card_rows(cards, *, deck: Deck, entries, leader: Leader | None) -> list[Car
 def _row_html(listed, *, deck: Deck, entries, leader: Leader | None) -> list:
     """The listed cards (Cards for_listing, or rows with `pk` and `slug` only, when the pages
     cache may have their rows), each with its builder row's HTML as `row_html`: the Card when
-    its row was rendered here, else a row with `pk` and `slug`. A row shows the card, why the leader
-    may not use it, its counts in the deck and the deck's problems about it, and nothing else
-    of the deck or the request (its forms post to the page's own address and hold the CSRF
-    token's stand-in), so it is rendered once per game version, leader, format, counts and
-    problems and kept in the pages cache: on most pages of most decks every row is, and the
-    cards are read (one query) only for the rows that are not."""
+    its row was rendered here, else a row with `pk` and `slug`.
+
+    A row shows the card, why the leader may not use it, its counts in the deck and the deck's
+    problems about it, and nothing else of the deck or the request (its forms post to the
+    page's own address and hold the CSRF token's stand-in). So it is rendered once per game
+    version, leader, format, counts and problems, and kept in the pages cache: on most pages of
+    most decks every row is, and cards are read (one query) only for the rows that are not."""
     game, pages = deck.game, caches["pages"]
     counts: dict[int, list] = {}
     for e in entries:

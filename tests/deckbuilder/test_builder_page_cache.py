@@ -260,3 +260,18 @@ def test_a_verdict_stored_anew_shows_on_the_cards_rows(owner, deck):
     controls = owner.get(builder(deck)).content.decode()
     controls = controls[controls.index('id="controls-fiery-earth"') :]
     assert "Fiery Earth is made up." in controls[: controls.index("</li>")]
+
+
+def test_a_page_that_sets_a_cookie_is_not_kept_and_keeps_its_cookie(rf, alice):
+    def draw(token):
+        draw.count += 1
+        response = HttpResponse(f"token={token}")
+        response.set_cookie("seen", "1")
+        return response
+
+    draw.count = 0
+    for _ in range(2):
+        response = private_page(request_for(rf, alice), ["deck", 1], draw)
+        assert response.cookies["seen"].value == "1"
+        assert re.fullmatch(r"token=\w{64}", response.content.decode())
+    assert draw.count == 2
