@@ -31,10 +31,12 @@ which each answer replaces with the reader's own.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import uuid
 import zlib
 from functools import wraps
+from pathlib import Path
 
 from django.conf import settings
 from django.contrib.messages import get_messages
@@ -100,8 +102,22 @@ def _storable(request, response) -> bool:
     )
 
 
+@functools.cache
+def release() -> str:
+    """A digest of the code and templates that draw pages, in every key: a deploy that changes
+    them draws every page anew, where a shared cache (PAGE_CACHE_URL) would otherwise serve the
+    pages the old code drew, or entries it kept in another shape."""
+    root = Path(settings.BASE_DIR)
+    digest = hashlib.sha256()
+    for folder in ("cards", "deckbuilder", "templates"):
+        for path in sorted((root / folder).rglob("*")):
+            if path.suffix in (".py", ".html"):
+                digest.update(f"{path.relative_to(root)}\n".encode() + path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
 def _key(request, generations_too=True, more=()) -> str:
-    asked = [request.scheme, request.get_host(), request.get_full_path()]
+    asked = [release(), request.scheme, request.get_host(), request.get_full_path()]
     asked += [request.headers.get(name, "") for name in VARY]
     now = generations() if generations_too else ()  # one read of the shared cache
     text = "\n".join([*now, *asked, *map(str, more)])

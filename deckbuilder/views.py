@@ -33,7 +33,7 @@ from django.views.decorators.http import require_http_methods, require_POST, req
 from cards import legality, vocabulary
 from cards.filters import CardFilter
 from cards.models import Card, Game, Leader
-from cards.pagecache import anonymous_page, csrf_stand_in, private_page
+from cards.pagecache import anonymous_page, csrf_stand_in, private_page, release
 from cards.pagination import paginate as paginate_capped
 
 from . import analysis, history, services
@@ -261,7 +261,7 @@ def _row_html(listed, *, deck: Deck, entries, leader: Leader | None) -> list:
     listed = list(listed)
     keys = {}
     for row in listed:
-        seen = (game.pk, game.rules_version, row.pk, leader.pk if leader else None)
+        seen = (release(), game.pk, game.rules_version, row.pk, leader.pk if leader else None)
         seen += (deck.format_id, sorted(counts.get(row.pk, ())), problems.get(row.slug))
         keys[row.pk] = "row:" + hashlib.sha256(repr(seen).encode()).hexdigest()[:40]
     html = pages.get_many(list(keys.values())) if settings.PAGE_CACHE else {}

@@ -251,3 +251,27 @@ def test_a_page_is_kept_compressed(client, game):
 
 def test_each_process_keeps_a_bounded_number_of_pages(settings):
     assert settings.CACHES["pages"]["OPTIONS"]["MAX_ENTRIES"] == 2000
+
+
+def test_a_deploy_that_changes_a_template_or_the_code_keys_every_page_anew(tmp_path, settings):
+    for folder in ("cards", "deckbuilder", "templates"):
+        (tmp_path / folder).mkdir()
+    (tmp_path / "templates" / "page.html").write_text("old")
+    (tmp_path / "cards" / "views.py").write_text("old")
+    settings.BASE_DIR = tmp_path
+    seen = []
+    for change in [None, ("templates/page.html", "new"), ("cards/views.py", "new"), None]:
+        if change:
+            (tmp_path / change[0]).write_text(change[1])
+        pagecache.release.cache_clear()
+        seen.append(pagecache.release())
+    pagecache.release.cache_clear()
+    assert seen[0] != seen[1] != seen[2] == seen[3]
+
+
+def test_pages_kept_by_other_code_are_not_served(client, game, monkeypatch):
+    url = PAGES["card"]
+    client.get(url)
+    monkeypatch.setattr(pagecache, "release", lambda: "another deploy")
+    _, count = queries(client, url)
+    assert count > 1  # rendered again
