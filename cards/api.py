@@ -319,30 +319,15 @@ class CardSerializer(GameScopedSerializer):
         read_only_fields = ["total_cost"]
 
     def to_representation(self, card) -> dict:
-        """The card as DRF's fields above represent it, written out (a test compares the two
-        for every sample card): a page of cards is the API's most asked answer, and walking
-        18 fields a card took about half of its time."""
-        loyalty = card.loyalty
-        return {
-            "slug": card.slug,
-            "name": card.name,
-            "type": card.type.slug,
-            "rarity": card.rarity.slug if card.rarity_id is not None else None,
-            "cost": card.cost,
-            "colours": [colour.slug for colour in card.colours.all()],
+        """The card as DRF's fields above represent it, from its record (a test compares the
+        two for every sample card): a page of cards is the API's most asked answer, and
+        walking 18 fields a card took about half of its time."""
+        shown = card.as_record() | {
             "total_cost": card.total_cost,
-            "stats": card.stats,
-            "keywords": [keyword.name for keyword in card.keywords.all()],
             "factions": self.get_factions(card),
-            "loyalty": loyalty and {"faction": loyalty["faction"], "points": loyalty["points"]},
-            "condition": card.condition,
-            "text": card.text,
-            "flavour": card.flavour,
-            "effect_source": card.effect_source,
-            "makes_attack": card.makes_attack,
-            "image": card.image,
             "url": self.get_url(card),
         }
+        return {name: shown[name] for name in self.Meta.fields}
 
     def validate_cost(self, value):
         try:

@@ -679,7 +679,7 @@ def export_game(*, game: Game, fmt: str) -> str:
         for leader in (Leader.objects.filter(game=game).for_rules().order_by("name"))
     ]
     cards = [
-        _card_record(card, with_colours=not game.colours_from_cost)
+        card.as_record(with_colours=not game.colours_from_cost)
         for card in (
             Card.objects.filter(game=game)
             .select_related("rarity", "type", "loyalty_faction")
@@ -709,28 +709,6 @@ def export_game(*, game: Game, fmt: str) -> str:
             row["loyalty"] = LIST_SEPARATOR.join(f"{k}:{v}" for k, v in (loyalty or {}).items())
             writer.writerow(row)
     return out.getvalue()
-
-
-def _card_record(card: Card, *, with_colours: bool) -> dict:
-    record = {
-        "slug": card.slug,
-        "name": card.name,
-        "type": card.type.slug,
-        "rarity": card.rarity.slug if card.rarity_id else None,
-        "cost": card.cost or {},
-        "stats": card.stats or {},
-        "keywords": [k.name for k in card.keywords.all()],
-        "loyalty": card.loyalty,
-        "condition": card.condition,
-        "text": card.text,
-        "flavour": card.flavour,
-        "effect_source": card.effect_source,
-        "makes_attack": card.makes_attack,
-        "image": card.image,
-    }
-    if with_colours:
-        record["colours"] = [c.slug for c in card.colours.all()]
-    return record
 
 
 def _leader_record(leader: Leader) -> dict:

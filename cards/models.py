@@ -636,6 +636,29 @@ class Card(models.Model):
             return None
         return {"faction": self.loyalty_faction.name, "points": self.loyalty_points}
 
+    def as_record(self, *, with_colours: bool = True) -> dict:
+        """The card as plain data, as the export writes it and the API shows it (with its
+        derived fields); from the related rows of for_listing(): no query there."""
+        record = {
+            "slug": self.slug,
+            "name": self.name,
+            "type": self.type.slug,
+            "rarity": self.rarity.slug if self.rarity_id else None,
+            "cost": self.cost or {},
+            "stats": self.stats or {},
+            "keywords": [k.name for k in self.keywords.all()],
+            "loyalty": self.loyalty,
+            "condition": self.condition,
+            "text": self.text,
+            "flavour": self.flavour,
+            "effect_source": self.effect_source,
+            "makes_attack": self.makes_attack,
+            "image": self.image,
+        }
+        if with_colours:
+            record["colours"] = [c.slug for c in self.colours.all()]
+        return record
+
     @property
     def cost_items(self) -> list[tuple["Colour | None", int]]:
         """The cost as (colour of the domain, amount) in the game's colour order, then
