@@ -9,7 +9,8 @@ two generations kept in the shared cache:
 
 - `REFERENCE` moves after every change to any game's reference data (cards.signals.bump, which
   also bumps the game's rules_version);
-- `DECKS` moves after every deck written (deckbuilder.signals, services).
+- `DECKS` moves after every listed (public) deck written, and every user renamed
+  (deckbuilder.signals, services). A deck's own page is kept under its row instead.
 
 A generation moves when the writing transaction commits (never before: a reader could then store
 the old data under the new key), so the next request after a change renders it: nothing is
@@ -138,14 +139,22 @@ def _finish(response, etag: str, private: bool = False):
     return response
 
 
-def anonymous_page(view):
-    """Serve `view`'s page to anonymous readers from the pages cache (see the module)."""
+def anonymous_page(view=None, *, state=None):
+    """Serve `view`'s page to anonymous readers from the pages cache (see the module). With
+    `state(request, *args, **kwargs)`, values read before the cache is asked that change
+    whenever the page does (one deck's page: its row, read in one query), the page is kept
+    under them instead of the generations, so other decks' changes leave it be."""
+    if view is None:
+        return lambda view: anonymous_page(view, state=state)
 
     @wraps(view)
     def cached_view(request, *args, **kwargs):
         if not _cacheable(request):
             return view(request, *args, **kwargs)
-        key = _key(request)
+        if state is None:
+            key = _key(request)
+        else:
+            key = _key(request, False, state(request, *args, **kwargs))
         etag = f'"{key}"'
         if etag in parse_etags(request.headers.get("If-None-Match", "")):
             return _finish(HttpResponseNotModified(), etag)

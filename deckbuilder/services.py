@@ -17,7 +17,7 @@ from django.db.models import F, Q
 from django.http import Http404
 from django.utils import timezone
 
-from cards import legality, vocabulary
+from cards import legality, pagecache, vocabulary
 from cards.models import Card, Format, Game, Leader
 from cards.vocabulary import prefetched
 
@@ -394,6 +394,8 @@ def deck_copy(*, deck: Deck, owner) -> Deck:
     )
     if owner.pk != deck.owner_id:
         Deck.objects.filter(pk=deck.pk).update(copies=F("copies") + 1)
+        if deck.visibility == Visibility.PUBLIC:  # listed with its copies
+            pagecache.changed(pagecache.DECKS)
     return copy
 
 

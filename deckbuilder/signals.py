@@ -94,14 +94,14 @@ for through, handler in [
     m2m_changed.connect(handler, sender=through, dispatch_uid=f"refresh-decks-{through.__name__}")
 
 
-# Anonymous pages cached whole (cards.pagecache) show unlisted and public decks (deck pages,
-# public decks, a card's decks) and their owners' names: such a deck written renders them again.
-# A private deck that was private when read is on none of them. A copy counts on the original
-# (services.deck_copy): the copy itself is a deck written.
+# Anonymous pages cached whole (cards.pagecache) list public decks (public decks, a card's
+# decks) with their owners' names: a deck that is or was public, written, renders them again.
+# A deck's own page is kept under its row (views._deck_state): an unlisted or private deck
+# written moves nothing. A copy counts on the original (services.deck_copy moves it).
 @receiver([post_save, post_delete], sender=Deck)
 def deck_written(sender, instance, raw=False, **kwargs):
     was = getattr(instance, "stored_visibility", None)
-    if not raw and not (instance.visibility == was == Visibility.PRIVATE):
+    if not raw and Visibility.PUBLIC in (instance.visibility, was):
         pagecache.changed(pagecache.DECKS)
 
 

@@ -551,8 +551,25 @@ def deck_import(request):
 # --- reading decks ---------------------------------------------------------------------------
 
 
+def _deck_state(request, share_id) -> tuple:
+    """What a deck's page shows besides its address, as values read in one query: the deck's
+    row (every deck write saves it), its owner's name, its game's rules_version and the games'
+    version for the navigation (cards.pagecache.anonymous_page). 404 if it is not visible."""
+    fields = [field.attname for field in Deck._meta.concrete_fields]
+    state = (
+        Deck.objects.visible_to(request.user)
+        .filter(share_id=share_id)
+        .annotate(games_version=vocabulary.games_version())
+        .values_list(*fields, "owner__username", "game__rules_version", "games_version")
+        .first()
+    )
+    if state is None:
+        raise Http404("No such deck.")
+    return state
+
+
 @require_safe
-@anonymous_page
+@anonymous_page(state=_deck_state)
 def deck_detail(request, share_id):
     """The deck's share page: anyone for unlisted and public decks, the owner for private ones.
     Two queries, whatever the deck's size: the deck (with its game, whose vocabulary is cached),

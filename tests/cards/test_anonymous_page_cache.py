@@ -227,12 +227,14 @@ def test_with_the_cache_off_every_page_is_rendered(rf, db, settings):
     ("before", "after", "moves"),
     [
         (Visibility.PRIVATE, Visibility.PRIVATE, False),
-        (Visibility.PRIVATE, Visibility.UNLISTED, True),
+        (Visibility.PRIVATE, Visibility.UNLISTED, False),
+        (Visibility.UNLISTED, Visibility.UNLISTED, False),
+        (Visibility.UNLISTED, Visibility.PUBLIC, True),
         (Visibility.PUBLIC, Visibility.PRIVATE, True),
-        (Visibility.UNLISTED, Visibility.UNLISTED, True),
+        (Visibility.PUBLIC, Visibility.PUBLIC, True),
     ],
 )
-def test_only_a_deck_an_anonymous_reader_can_see_or_could_see_moves_the_decks_generation(
+def test_only_a_listed_deck_written_moves_the_decks_generation(
     game, alice, committed, before, after, moves
 ):
     deck = make_deck(alice, "Thunder and gloom", visibility=before)
@@ -275,3 +277,32 @@ def test_pages_kept_by_other_code_are_not_served(client, game, monkeypatch):
     monkeypatch.setattr(pagecache, "release", lambda: "another deploy")
     _, count = queries(client, url)
     assert count > 1  # rendered again
+
+
+@pytest.mark.parametrize("visibility", [Visibility.UNLISTED, Visibility.PUBLIC])
+def test_a_deck_page_is_kept_under_its_row_and_shows_its_change(client, game, alice, visibility):
+    deck = make_deck(alice, "Thunder and gloom", visibility=visibility)
+    url = deck.get_absolute_url()
+    first = client.get(url).content
+    again, count = queries(client, url)
+    assert again.content == first and count == 1  # the deck's row: nothing else
+    services.deck_update(deck=deck, name="Thunder and rain")  # no generation moved (no commit)
+    assert "Thunder and rain" in client.get(url).content.decode()
+
+
+def test_an_unlisted_deck_written_leaves_the_other_pages_kept(client, game, alice, committed):
+    mine = make_deck(alice, "Thunder and gloom", visibility=Visibility.UNLISTED)
+    other = make_deck(alice, "Sun and rain", visibility=Visibility.PUBLIC)
+    pages = [other.get_absolute_url(), PAGES["public decks"], PAGES["card"]]
+    for url in pages:
+        client.get(url)
+    with committed():
+        services.deck_update(deck=mine, name="Thunder and rain")
+    assert [queries(client, url)[1] for url in pages] == [1, 1, 1]
+
+
+def test_a_private_or_missing_deck_page_is_404_and_never_kept(client, game, alice):
+    deck = make_deck(alice, "Thunder and gloom", visibility=Visibility.PRIVATE)
+    for url in (deck.get_absolute_url(), "/decks/nosuchdeck/"):
+        assert client.get(url).status_code == 404
+    assert not caches["pages"]._cache
