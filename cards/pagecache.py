@@ -10,7 +10,8 @@ two generations kept in the shared cache:
 - `REFERENCE` moves after every change to any game's reference data (cards.signals.bump, which
   also bumps the game's rules_version);
 - `DECKS` moves after every listed (public) deck written, and every user renamed
-  (deckbuilder.signals, services). A deck's own page is kept under its row instead.
+  (deckbuilder.signals, services); a deck's own page also has a generation of its own,
+  `deck(share_id)`, which moves whenever that deck is written.
 
 A generation moves when the writing transaction commits (never before: a reader could then store
 the old data under the new key), so the next request after a change renders it: nothing is
@@ -65,15 +66,21 @@ def _move(what: str) -> None:
 
 
 def changed(what: str) -> None:
-    """Pages showing `what` (REFERENCE or DECKS) are rendered again once the current
-    transaction commits (at once outside one)."""
+    """Pages showing `what` (REFERENCE, DECKS or one `deck(share_id)`) are rendered again
+    once the current transaction commits (at once outside one)."""
     if settings.PAGE_CACHE:
         transaction.on_commit(lambda: _move(what))
 
 
-def generations() -> tuple[str, ...]:
-    """The current generations, one read of the shared cache (a lost one is made again)."""
-    keys = [_generation_key(what) for what in GENERATIONS]
+def deck(share_id: str) -> str:
+    """The generation of one deck's own page: it moves whenever that deck is written."""
+    return f"deck:{share_id}"
+
+
+def generations(*more: str) -> tuple[str, ...]:
+    """The current generations (REFERENCE, DECKS, then `more`), one read of the shared cache
+    (a lost one is made again)."""
+    keys = [_generation_key(what) for what in (*GENERATIONS, *more)]
     found = cache.get_many(keys)
     for key in keys:
         if key not in found:
@@ -117,10 +124,10 @@ def release() -> str:
     return digest.hexdigest()[:16]
 
 
-def _key(request, generations_too=True, more=()) -> str:
+def _key(request, generations_too=True, more=(), own=()) -> str:
     asked = [release(), request.scheme, request.get_host(), request.get_full_path()]
     asked += [request.headers.get(name, "") for name in VARY]
-    now = generations() if generations_too else ()  # one read of the shared cache
+    now = generations(*own) if generations_too else ()  # one read of the shared cache
     text = "\n".join([*now, *asked, *map(str, more)])
     return hashlib.sha256(text.encode()).hexdigest()[:40]
 
@@ -139,22 +146,18 @@ def _finish(response, etag: str, private: bool = False):
     return response
 
 
-def anonymous_page(view=None, *, state=None):
+def anonymous_page(view=None, *, own=None):
     """Serve `view`'s page to anonymous readers from the pages cache (see the module). With
-    `state(request, *args, **kwargs)`, values read before the cache is asked that change
-    whenever the page does (one deck's page: its row, read in one query), the page is kept
-    under them instead of the generations, so other decks' changes leave it be."""
+    `own(**kwargs)`, the name of a generation of the page's own (`deck(share_id)`), read with
+    the others: a deck's page moves with its deck, not with every unlisted deck written."""
     if view is None:
-        return lambda view: anonymous_page(view, state=state)
+        return lambda view: anonymous_page(view, own=own)
 
     @wraps(view)
     def cached_view(request, *args, **kwargs):
         if not _cacheable(request):
             return view(request, *args, **kwargs)
-        if state is None:
-            key = _key(request)
-        else:
-            key = _key(request, False, state(request, *args, **kwargs))
+        key = _key(request, own=(own(**kwargs),) if own else ())
         etag = f'"{key}"'
         if etag in parse_etags(request.headers.get("If-None-Match", "")):
             return _finish(HttpResponseNotModified(), etag)

@@ -96,12 +96,16 @@ for through, handler in [
 
 # Anonymous pages cached whole (cards.pagecache) list public decks (public decks, a card's
 # decks) with their owners' names: a deck that is or was public, written, renders them again.
-# A deck's own page is kept under its row (views._deck_state): an unlisted or private deck
-# written moves nothing. A copy counts on the original (services.deck_copy moves it).
+# A deck's own page moves with the deck's own generation: an unlisted deck written renders
+# only its page again; a deck private when read and written is on no anonymous page. A copy
+# counts on the original (services.deck_copy moves it).
 @receiver([post_save, post_delete], sender=Deck)
 def deck_written(sender, instance, raw=False, **kwargs):
     was = getattr(instance, "stored_visibility", None)
-    if not raw and Visibility.PUBLIC in (instance.visibility, was):
+    if raw or instance.visibility == was == Visibility.PRIVATE:
+        return
+    pagecache.changed(pagecache.deck(instance.share_id))
+    if Visibility.PUBLIC in (instance.visibility, was):
         pagecache.changed(pagecache.DECKS)
 
 

@@ -30,7 +30,7 @@ from django.utils.text import slugify
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
-from cards import legality, vocabulary
+from cards import legality, pagecache, vocabulary
 from cards.filters import CardFilter
 from cards.models import Card, Game, Leader
 from cards.pagecache import anonymous_page, csrf_stand_in, private_page, release
@@ -551,25 +551,8 @@ def deck_import(request):
 # --- reading decks ---------------------------------------------------------------------------
 
 
-def _deck_state(request, share_id) -> tuple:
-    """What a deck's page shows besides its address, as values read in one query: the deck's
-    row (every deck write saves it), its owner's name, its game's rules_version and the games'
-    version for the navigation (cards.pagecache.anonymous_page). 404 if it is not visible."""
-    fields = [field.attname for field in Deck._meta.concrete_fields]
-    state = (
-        Deck.objects.visible_to(request.user)
-        .filter(share_id=share_id)
-        .annotate(games_version=vocabulary.games_version())
-        .values_list(*fields, "owner__username", "game__rules_version", "games_version")
-        .first()
-    )
-    if state is None:
-        raise Http404("No such deck.")
-    return state
-
-
 @require_safe
-@anonymous_page(state=_deck_state)
+@anonymous_page(own=lambda share_id: pagecache.deck(share_id))
 def deck_detail(request, share_id):
     """The deck's share page: anyone for unlisted and public decks, the owner for private ones.
     Two queries, whatever the deck's size: the deck (with its game, whose vocabulary is cached),

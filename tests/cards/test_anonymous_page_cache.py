@@ -280,13 +280,14 @@ def test_pages_kept_by_other_code_are_not_served(client, game, monkeypatch):
 
 
 @pytest.mark.parametrize("visibility", [Visibility.UNLISTED, Visibility.PUBLIC])
-def test_a_deck_page_is_kept_under_its_row_and_shows_its_change(client, game, alice, visibility):
+def test_a_deck_page_moves_with_its_own_deck(client, game, alice, committed, visibility):
     deck = make_deck(alice, "Thunder and gloom", visibility=visibility)
     url = deck.get_absolute_url()
     first = client.get(url).content
     again, count = queries(client, url)
-    assert again.content == first and count == 1  # the deck's row: nothing else
-    services.deck_update(deck=deck, name="Thunder and rain")  # no generation moved (no commit)
+    assert again.content == first and count == 1  # the generations, its own among them
+    with committed():
+        services.deck_update(deck=deck, name="Thunder and rain")
     assert "Thunder and rain" in client.get(url).content.decode()
 
 
@@ -299,6 +300,7 @@ def test_an_unlisted_deck_written_leaves_the_other_pages_kept(client, game, alic
     with committed():
         services.deck_update(deck=mine, name="Thunder and rain")
     assert [queries(client, url)[1] for url in pages] == [1, 1, 1]
+    assert "Thunder and rain" in client.get(mine.get_absolute_url()).content.decode()
 
 
 def test_a_private_or_missing_deck_page_is_404_and_never_kept(client, game, alice):
