@@ -30,9 +30,11 @@ def game(world):
     return game
 
 
-def open_as(browser, size, live_server, username=None):
+def open_as(browser, size, live_server, username=None, javascript=True):
     context = browser.new_context(
-        viewport=VIEWPORTS[size], permissions=["clipboard-read", "clipboard-write"]
+        viewport=VIEWPORTS[size],
+        permissions=["clipboard-read", "clipboard-write"],
+        java_script_enabled=javascript,
     )
     page = context.new_page()
     # Script errors, htmx's included (an out-of-band swap without its target logs
@@ -52,7 +54,9 @@ def open_as(browser, size, live_server, username=None):
         page.fill("#id_username", username)
         page.fill("#id_password", f"{username}-password")
         page.keyboard.press("Enter")
-        expect(page.locator(".account-user, #menu-toggle").first).to_be_attached()
+        # Signed in: the login's answer is in (#menu-toggle is on every page, so waiting for
+        # it let the next goto cancel the login; the browser then went on signed out).
+        expect(page.locator(".account-user")).to_be_attached()
     return page
 
 
@@ -312,13 +316,7 @@ def test_card_preview_shows_on_keyboard_focus_in_the_builder(browser, live_serve
 def test_a_card_added_from_a_search_keeps_the_search(browser, live_server, game, javascript):
     """The +/- forms name no address: they post to the page's own, which the search put in
     the address bar (htmx) or which the search form loaded (no JavaScript)."""
-    context = browser.new_context(viewport=VIEWPORTS["desktop"], java_script_enabled=javascript)
-    page = context.new_page()
-    page.goto(f"{live_server.url}/accounts/login/")
-    page.fill("#id_username", "alice")
-    page.fill("#id_password", "alice-password")
-    page.keyboard.press("Enter")
-    expect(page.locator(".account-user")).to_be_attached()
+    page = open_as(browser, "desktop", live_server, "alice", javascript=javascript)
     page.goto(f"{live_server.url}/decks/new/?game=card-of-gods&leader=kellantra")
     page.fill("#id_name", "Searched")
     page.keyboard.press("Enter")
@@ -336,4 +334,3 @@ def test_a_card_added_from_a_search_keeps_the_search(browser, live_server, game,
     page.reload()
     expect(page.locator("#card-healing")).to_have_count(0)  # still the search's cards
     expect(page.locator("#count-main-plant-a-seed")).to_have_text("1")
-    context.close()
