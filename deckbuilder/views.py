@@ -270,10 +270,9 @@ def _row_html(listed, *, deck: Deck, entries, leader: Leader | None) -> list:
         missing = Card.objects.filter(pk__in=[row.pk for row in missing]).for_listing(game)
     template, drawn = get_template("deckbuilder/partials/card_row.html"), {}
     context = {"game": game, "leader": leader, "several_sections": len(deck.format.slugs) > 1}
+    context["csrf_token"] = csrf_stand_in()
     for card in _card_rows(missing, deck=deck, entries=entries, leader=leader):
-        html[keys[card.pk]] = template.render(
-            {**context, "card": card, "csrf_token": csrf_stand_in()}
-        )
+        html[keys[card.pk]] = template.render({**context, "card": card})
         drawn[card.pk] = card
     if drawn and settings.PAGE_CACHE:
         pages.set_many({keys[pk]: html[keys[pk]] for pk in drawn}, ROW_SECONDS)
