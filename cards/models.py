@@ -434,6 +434,26 @@ def relation_ids(card: str = "pk") -> dict:
     }
 
 
+class ColourIds(Func):
+    """A test of the card's `colour_ids` (PostgreSQL only: the sorted ids of its colours, kept
+    on its row by triggers, migration 0013) against colour ids: `op` is `&&` (shares one) or
+    `<@` (all within). The column is read from the query's own card table, whatever its
+    alias."""
+
+    output_field = models.BooleanField()
+    conditional = True
+
+    def __init__(self, op: str, ids):
+        super().__init__(F("pk"))
+        # Literal ids, not a subquery: the planner then knows how many cards match.
+        self.op, self.ids = op, sorted(int(i) for i in ids)
+
+    def as_sql(self, compiler, connection, **extra_context):
+        card = self.source_expressions[0]  # the pk's column, with the query's alias
+        table = compiler.quote_name_unless_alias(card.alias)
+        return f"{table}.colour_ids {self.op} %s::bigint[]", [self.ids]
+
+
 class _Dressed(models.query.ModelIterable):
     """Rows of a `DressedQuerySet.dressed(game)`: each card (the row, or the row's `card`) points
     at the game and takes its colours, keywords, rarity, type and loyalty faction from the
@@ -503,9 +523,11 @@ class CardQuerySet(DressedQuerySet):
     def with_any_colour(self, colours, include_colourless=False):
         """Cards having any of `colours` (Colour objects or ids), or no colour at all."""
         ids = [getattr(colour, "pk", colour) for colour in colours]
-        condition = Q(
-            Exists(Card.colours.through.objects.filter(card=OuterRef("pk"), colour_id__in=ids))
-        )
+        if connection.vendor == "postgresql":  # with the words, one bitmap of the GIN index
+            condition = Q(ColourIds("&&", ids))
+        else:
+            through = Card.colours.through.objects.filter(card=OuterRef("pk"), colour_id__in=ids)
+            condition = Q(Exists(through))
         if include_colourless:
             condition |= Q(colour_count=0)
         return self.filter(condition)
@@ -529,15 +551,20 @@ class CardQuerySet(DressedQuerySet):
         for rule in fmt.rules if fmt else []:
             if rule["rule"] in legality.LEADER_RULES:
                 wanted = legality.requirement(rule, info)
-                queryset = queryset.filter(requirement_q(wanted, leader.game_id))
+                queryset = queryset.filter(requirement_q(wanted, leader.game))
         return queryset
 
 
-def requirement_q(wanted, game_id: int) -> Q:
+def requirement_q(wanted, game: "Game") -> Q:
     """The database side of a card-versus-leader requirement (cards.legality): the condition
     on Card rows that holds exactly where `wanted.holds(card.info())` does."""
     colours = Card.colours.through.objects.filter(card=OuterRef("pk"))
+    on_row = connection.vendor == "postgresql"  # a test of the row, not an (anti-)join
+    if on_row and getattr(wanted, "attr", "") == "colours":  # the vocabulary's, once read
+        allowed = [c.pk for c in game.colours.all() if c.slug in wanted.allowed]
     if isinstance(wanted, legality.AllIn) and wanted.attr == "colours":
+        if on_row:
+            return Q(ColourIds("<@", allowed))
         return ~Q(Exists(colours.exclude(colour__slug__in=wanted.allowed)))
     if isinstance(wanted, legality.AllIn) and wanted.attr == "factions":
         factions = Card.keywords.through.objects.filter(
@@ -545,6 +572,8 @@ def requirement_q(wanted, game_id: int) -> Q:
         )
         return ~Q(Exists(factions.exclude(keyword__name__in=wanted.allowed)))
     if isinstance(wanted, legality.SharesOne) and wanted.attr == "colours":
+        if on_row:
+            return Q(colour_count=0) | Q(ColourIds("&&", allowed))
         return Q(colour_count=0) | Q(Exists(colours.filter(colour__slug__in=wanted.allowed)))
     if isinstance(wanted, legality.LoyaltyWithin):
         condition = Q(loyalty_faction__isnull=True)
