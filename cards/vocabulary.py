@@ -31,6 +31,7 @@ from functools import cached_property
 
 from django.core.cache import cache
 from django.db import transaction
+from django.db.models import QuerySet
 from django.db.models.expressions import RawSQL
 from django.db.models.fields import CharField
 from django.shortcuts import get_object_or_404
@@ -99,6 +100,23 @@ def prefetched(obj, name: str, items) -> None:
     queryset._result_cache = list(items)
     queryset._prefetch_done = True
     obj._prefetched_objects_cache[name] = queryset
+
+
+class Held(QuerySet):
+    """A card's colours or keywords held in memory, as `prefetched` leaves them, but made
+    without the relation's manager and filter (~30 µs a card less, on every card of a page).
+    Read it (iterate, len, count, exists); refining it would query every row of the model, so
+    it refuses: query the relation itself for that."""
+
+    def _chain(self):
+        raise TypeError("These rows are held in memory: query the relation to refine them.")
+
+
+def held(obj, name: str, model, items) -> None:
+    """Make `obj.<name>.all()` return `items` (rows of `model`) without a query, cheaply."""
+    rows = Held(model=model)
+    rows._result_cache, rows._prefetch_done = items, True
+    obj.__dict__.setdefault("_prefetched_objects_cache", {})[name] = rows
 
 
 def _ids(text: str | None) -> list[int]:
@@ -194,13 +212,13 @@ class Vocabulary:
             card.type = self.type_by_pk[card.type_id]
         if card.loyalty_faction_id in self.keyword_by_pk:
             card.loyalty_faction = self.keyword_by_pk[card.loyalty_faction_id]
-        for name, ids, kind in (
-            ("colours", colour_ids, "colour"),
-            ("keywords", keyword_ids, "keyword"),
+        for name, ids, kind, model in (
+            ("colours", colour_ids, "colour", Colour),
+            ("keywords", keyword_ids, "keyword", Keyword),
         ):
             items = self._ordered(_ids(ids), kind)
             if items is not None:
-                prefetched(card, name, items)
+                held(card, name, model, items)
         return card
 
     def leader(self, pk) -> Leader | None:

@@ -38,3 +38,23 @@ def test_every_sample_card_is_represented_as_drf_represents_it(dressed):
             seen["loyalty"] += card.loyalty_faction_id is not None
             seen["factions"] += bool(card.factions)
     assert all(seen.values()), seen  # every shape was compared
+
+
+def test_a_listed_cards_colours_and_keywords_are_read_without_a_query_and_not_refined(
+    game, django_assert_num_queries
+):
+    """Dressed cards hold their relations in memory; refining one (a query over every row of
+    the model, without the card's filter) is refused instead of answering wrong."""
+    vocabulary.of(game)
+    with django_assert_num_queries(1):
+        card = Card.objects.filter(game=game, slug="blood-pact").for_listing(game).get()
+        colours = [c.slug for c in card.colours.all()]
+        assert (len(card.keywords.all()), card.colours.count(), card.colours.exists()) == (
+            0,
+            len(colours),
+            True,
+        )
+    assert colours == [c.slug for c in Card.objects.get(pk=card.pk).colours.all()]
+    assert len(colours) == 3
+    with pytest.raises(TypeError, match="held in memory"):
+        card.colours.all().filter(slug="red")
