@@ -4,6 +4,7 @@ A game owns its vocabulary (colours with the cost domain that pays for each, rar
 keywords of which some are factions); cards and leaders use only their own game's words.
 """
 
+import functools
 import html
 import re
 
@@ -416,7 +417,13 @@ class IdList(models.Aggregate):
 def relation_ids(card: str = "pk") -> dict:
     """Annotations holding the ids of a card's colours and keywords ("3,5", None for none), the
     card being `card` of the outer query ("pk" for cards, "card_id" for deck entries): a
-    subquery each, run for the rows fetched only, so a page of cards needs no prefetch query."""
+    subquery each, run for the rows fetched only, so a page of cards needs no prefetch query.
+    Built once per `card` (~0.7 ms each time otherwise): a query resolves a copy of each."""
+    return dict(_relation_ids(card))
+
+
+@functools.cache
+def _relation_ids(card: str) -> dict:
 
     def ids(relation, column: str) -> Subquery:
         rows = (
