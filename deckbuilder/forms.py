@@ -229,15 +229,18 @@ class CountForm(forms.Form):
     op = forms.ChoiceField(choices=[("add", "Add one"), ("remove", "Remove one")], required=False)
     count = forms.IntegerField(min_value=0, max_value=MAX_COPIES, required=False)
 
-    def __init__(self, *args, deck, **kwargs):
+    def __init__(self, *args, deck, cards=(), **kwargs):
+        """`cards`: cards of the deck's game already read (the deck's own), found without a
+        query."""
         super().__init__(*args, **kwargs)
         self.game, self.format = deck.game, deck.format
+        self.cards = {card.slug: card for card in cards}
 
     def clean_card(self):
         slug = self.cleaned_data["card"]
         if not slug:
             return None
-        card = Card.objects.filter(game=self.game, slug=slug).first()
+        card = self.cards.get(slug) or Card.objects.filter(game=self.game, slug=slug).first()
         if card is None:
             raise forms.ValidationError(f"No card {slug!r} in {self.game.name}.")
         return card

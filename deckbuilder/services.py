@@ -7,6 +7,7 @@ Input shapes (slugs, counts 1..99, same game) are checked before: by the API's s
 and the pages' forms.
 """
 
+import copy
 import re
 from collections.abc import Callable, Iterable, Mapping
 from typing import NamedTuple
@@ -262,37 +263,60 @@ def deck_update(
     return deck
 
 
-@transaction.atomic
 def deck_set_count(
-    *, deck: Deck, card: Card, count: int | Callable[[int], int], section: str | None = None
+    *,
+    deck: Deck,
+    card: Card,
+    count: int | Callable[[int], int],
+    section: str | None = None,
+    entries: list[DeckCard] | None = None,
 ) -> Deck:
     """Set how many copies of one card a section holds (0 removes it): the builder's +/−.
     `section` defaults to the format's first. `count` may be a function of the count the
     locked deck holds (+1, −1); when it changes nothing, nothing is written (a count given as
     a number is a new version even when it is the same).
 
+    `entries`: the deck's entries with their cards, which the caller read in its transaction
+    after reading the deck with `select_for_update` (the builder: one statement for both
+    reads); they are left as they were. Without them the deck is locked and read here.
+
     The engine's data comes from the game's cached vocabulary at the rules_version the lock
-    just read, in this transaction (cards.vocabulary): the entries in one query, the leader
-    and the format's words in none. Only the changed entry is written, and the deck comes
-    back with its entries as they now are (`deck.entries.all()`: no query), for the answer."""
-    deck = _lock(deck, None)
+    read (cards.vocabulary): the leader and the format's words cost no query. Only the changed
+    entry is written, and the deck comes back with its entries as they now are
+    (`deck.entries.all()`: no query), for the answer. A refusal (DeckNotLegal) rolls back the
+    caller's transaction too (which has no use for a savepoint: two statements less)."""
+    if entries is not None and not transaction.get_connection().in_atomic_block:
+        raise RuntimeError("Entries handed over must come from the caller's locked read.")
+    with transaction.atomic(savepoint=entries is None):
+        if entries is None:
+            deck = _lock(deck, None)
+            entries = deck.entries.with_cards(deck.game)
+        return _set_count(deck, card, count, section, list(entries))
+
+
+def _set_count(deck: Deck, card: Card, count, section: str | None, entries: list) -> Deck:
+    """deck_set_count on the locked deck and its entries: a list of its own, changed here; the
+    entry changed is a copy, so the caller's entries stay as they were read."""
     words = vocabulary.of(deck.game)
     deck.format.game = deck.game
     section = section or deck.format.slugs[0]
-    entries = list(deck.entries.with_cards(deck.game))
-    entry = next((e for e in entries if e.card_id == card.pk and e.section == section), None)
-    current = entry.count if entry else 0
+    at = next(
+        (i for i, e in enumerate(entries) if e.card_id == card.pk and e.section == section), None
+    )
+    current = entries[at].count if at is not None else 0
     new = max(0, min(count(current) if callable(count) else count, MAX_COPIES))
     if callable(count) and new == current:
         prefetched(deck, "entries", entries)
         return deck
-    if entry is None:  # not in this section yet: its card as the other entries have it
+    if at is None:  # not in this section yet: its card as the other entries have it
         dressed = next((e.card for e in entries if e.card_id == card.pk), None)
         if dressed is None:
             dressed = Card.objects.filter(pk=card.pk).for_listing(deck.game).get()
         entry = DeckCard(deck=deck, card=dressed, section=section, count=new)
         entries.append(entry)
-    entry.count = new
+    else:
+        entry = entries[at] = copy.copy(entries[at])
+        entry.count = new
     contents = {(e.card, e.section): e.count for e in entries}
     leader = words.leader(deck.leader_id) if deck.leader_id else None
     if deck.leader_id and leader is None:

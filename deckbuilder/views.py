@@ -18,7 +18,7 @@ from django.contrib.auth.decorators import login_required
 from django.core.cache import caches
 from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
-from django.db import connection
+from django.db import connection, transaction
 from django.db.models import Exists, OuterRef
 from django.http import Http404, HttpResponse, JsonResponse
 from django.middleware.csrf import get_token
@@ -35,6 +35,7 @@ from cards.filters import CardFilter
 from cards.models import Card, Game, Leader
 from cards.pagecache import anonymous_page, csrf_stand_in, private_page, release
 from cards.pagination import paginate as paginate_capped
+from cards.vocabulary import prefetched
 
 from . import analysis, history, services
 from .forms import (
@@ -71,16 +72,19 @@ def healthz(request):
 # --- helpers ---------------------------------------------------------------------------------
 
 
-def _deck_or_404(request, share_id: str) -> Deck:
+def _deck_or_404(request, share_id: str, *, lock: bool = False) -> Deck:
     """The deck `request.user` may see (404 otherwise) with its owner, game, format and leader,
     and the version of the site's games for the navigation: one query. The game gets its
-    vocabulary (cards.vocabulary) and the format points at it."""
-    deck = get_object_or_404(
+    vocabulary (cards.vocabulary) and the format points at it. `lock`: read with
+    `select_for_update`, in the caller's transaction."""
+    decks = (
         Deck.objects.visible_to(request.user)
         .for_display()
-        .annotate(games_version=vocabulary.games_version()),
-        share_id=share_id,
+        .annotate(games_version=vocabulary.games_version())
     )
+    if lock:  # of=self: the leader is a nullable join, which PostgreSQL cannot lock
+        decks = decks.select_for_update(of=("self",))
+    deck = get_object_or_404(decks, share_id=share_id)
     vocabulary.remember_games_version(request, deck.games_version)
     vocabulary.of(deck.game)
     deck.format.game = deck.game
@@ -284,9 +288,9 @@ def _row_html(listed, *, deck: Deck, entries, leader: Leader | None) -> list:
     return shown
 
 
-def _own_deck(request, share_id: str) -> Deck:
+def _own_deck(request, share_id: str, *, lock: bool = False) -> Deck:
     """The deck if the user owns it; 404 if they cannot see it, 403 if they only can see it."""
-    deck = _deck_or_404(request, share_id)
+    deck = _deck_or_404(request, share_id, lock=lock)
     if deck.owner_id != request.user.pk:
         raise PermissionDenied("Only the deck's owner can change it.")
     return deck
@@ -382,23 +386,33 @@ def _render_builder(
     return response
 
 
-def _change_count(request, deck: Deck):
+def _change_count(request, share_id: str):
     """+/−: set one card's count in one section with services.deck_set_count, then redirect
     back (PRG), or answer htmx with the partials. A change refused (public deck made illegal)
-    changes nothing."""
-    form = CountForm(request.POST, deck=deck)
-    if not form.is_valid():
-        errors = [m for messages_ in form.errors.values() for m in messages_]
+    changes nothing. The deck is read and locked in one statement and its entries read once,
+    in the change's transaction; the card named is found among them when it is in the deck."""
+    error = errors = None
+    try:
+        with transaction.atomic():
+            deck = _own_deck(request, share_id, lock=True)
+            entries = _entries(deck)
+            form = CountForm(request.POST, deck=deck, cards=[e.card for e in entries])
+            if form.is_valid():
+                card, section = form.cleaned_data["card"], form.cleaned_data["section"]
+                deck = services.deck_set_count(
+                    deck=deck, card=card, count=form.new_count, section=section, entries=entries
+                )
+            else:
+                errors = [m for messages_ in form.errors.values() for m in messages_]
+    except services.DeckNotLegal as e:  # rolled back: the deck and entries as read
+        error = e
+    if errors or error:
+        prefetched(deck, "entries", entries)
+    if errors:
         if not _is_htmx(request):
             return _render_builder(request, deck, count_errors=errors, status=400)
         context = {"deck": deck, "count_errors": errors, "size": _one_size(deck)}
         return render(request, "deckbuilder/partials/count_error.html", context, status=400)
-    card, section = form.cleaned_data["card"], form.cleaned_data["section"]
-    error = None
-    try:  # the new count from the one the locked deck holds (no change: nothing written)
-        deck = services.deck_set_count(deck=deck, card=card, count=form.new_count, section=section)
-    except services.DeckNotLegal as e:
-        error = e
 
     if _is_htmx(request):
         vocabulary.of(deck.game)
@@ -448,11 +462,11 @@ def _save_settings(request, deck: Deck):
 @login_required
 @require_http_methods(["GET", "HEAD", "POST"])
 def deck_edit(request, share_id):
+    if request.method == "POST" and request.POST.get("action") != "settings":
+        return _change_count(request, share_id)
     deck = _own_deck(request, share_id)
     if request.method == "POST":
-        if request.POST.get("action") == "settings":
-            return _save_settings(request, deck)
-        return _change_count(request, deck)
+        return _save_settings(request, deck)
     # Kept while the deck's row (every change to the deck saves it: services), its game's
     # reference data and the games in the navigation are the same.
     state = [getattr(deck, field.attname) for field in Deck._meta.concrete_fields]

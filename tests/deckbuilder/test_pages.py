@@ -357,6 +357,7 @@ def test_plus_that_would_make_a_public_deck_illegal_is_refused_and_changes_nothi
     assert "Only a legal deck can be public." in page
     assert "The deck needs exactly 10 cards; it has 11." in page
     assert "Plant A Seed is common: at most 3 copies, deck has 4" in page
+    assert "3× Plant A Seed" in page  # the panel shows the stored count, not the one refused
     assert (counts_of(deck), Deck.objects.values().get(pk=deck.pk)) == before
 
 
@@ -571,11 +572,11 @@ def test_builder_plus_reads_the_same_few_rows_for_a_small_and_a_60_card_deck(cli
             client, edit_url(deck), "post", data={"card": "sprout-0", "op": "add"}, **HTMX
         )
     assert counts_of(big)["sprout-0"] == 2
-    # read: the session, the user, the deck, the card named; in one transaction (2 statements
-    # under the test's own): the deck locked, its entries with their cards (the engine's data
-    # from the cache), then 3 writes (the deck, the one entry changed, the history's version);
-    # the panel shows the entries the service read (the card's row is among them)
-    assert counts == {"Seeds": 11, "Big": 11}
+    # the session, the user; in one transaction (2 statements under the test's own): the deck
+    # read and locked in one statement, its entries with their cards (the card named is among
+    # them; the engine's data from the cache), then 3 writes (the deck, the one entry changed,
+    # the history's version); the panel shows the entries read (the card's row is among them)
+    assert counts == {"Seeds": 9, "Big": 9}
 
 
 # --- lists -------------------------------------------------------------------------------------
