@@ -197,7 +197,15 @@ class GameScopedSerializer(serializers.ModelSerializer):
         return [k.name for k in obj.factions]
 
     def get_url(self, obj) -> str:
-        return self.context["request"].build_absolute_uri(obj.get_absolute_url())
+        # A list's objects differ only by their slug: one reverse and absolute URI per game,
+        # not one per object (a page of cards spent ~1 ms there).
+        known = self.__dict__.setdefault("_url_parts", {})
+        key = (type(obj), obj.game_id)
+        if key not in known:
+            url = self.context["request"].build_absolute_uri(obj.get_absolute_url())
+            known[key] = url.rsplit(f"/{obj.slug}/", 1)
+        head, tail = known[key]
+        return f"{head}/{obj.slug}/{tail}"
 
     def validate(self, attrs):
         name = attrs.get("name", getattr(self.instance, "name", ""))

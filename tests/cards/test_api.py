@@ -6,7 +6,7 @@ from django.test.utils import CaptureQueriesContext
 from rest_framework.test import APIClient
 
 from cards import pagination, services
-from cards.models import Card, Leader
+from cards.models import Card, Game, Leader
 
 CARDS = "/api/games/card-of-gods/cards/"
 LEADERS = "/api/games/card-of-gods/leaders/"
@@ -321,3 +321,15 @@ def test_a_list_within_the_cap_has_its_exact_count(api, game):
     body = api.get(CARDS, {"q": "healing"}).json()
     assert body["count_exact"] is True
     assert body["count"] == len(body["results"]) >= 1
+
+
+@pytest.mark.parametrize("kind", ["cards", "leaders"])
+def test_every_listed_card_and_leader_links_its_own_page(api, kind):
+    """The links of a list are made from one reversed address per game: each still names its
+    own card (or leader) and game, and opens its page."""
+    for game in Game.objects.all():
+        answer = api.get(f"/api/games/{game.slug}/{kind}/", {"page_size": 100}).json()
+        model = Card if kind == "cards" else Leader
+        for item in answer["results"]:
+            shown = model.objects.get(game=game, slug=item["slug"])
+            assert item["url"] == f"http://testserver{shown.get_absolute_url()}"
