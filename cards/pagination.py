@@ -4,12 +4,33 @@
 Paginator. Above, it knows only that there are more than `cap` (`capped`): the count shows as
 "1,000+", pages have numbers but no last one ("Page 3 of many"), and each page reads one row
 more than it shows to know whether a next one exists. A page past the end gives the first page.
+
+Rows that cost to test (`costly_to_count`: a word search) are not counted when the planner
+expects more than `ESTIMATE_MARGIN` times the cap: reaching the cap would test ~8,000 rows,
+~10 ms at 50,000 cards. On PostgreSQL the database function `capped_count` (migration 0014)
+asks the planner and counts only if needed, in the one statement the count always took. Should
+the estimate be that far off, the list shows "1,000+" where it could have said how many; it
+pages the same.
 """
 
 from django.core.paginator import EmptyPage, Page, PageNotAnInteger, Paginator
+from django.db import connection
 from django.utils.functional import cached_property
 
 COUNT_CAP = 1000
+ESTIMATE_MARGIN = 2
+
+
+def capped_count(rows, cap: int) -> int:
+    """How many rows the queryset gives, up to `cap` + 1; see above for costly rows."""
+    rows = rows.order_by().values("pk")
+    if not (getattr(rows, "costly_to_count", False) and connection.vendor == "postgresql"):
+        return rows[: cap + 1].count()
+    sql, params = rows.query.sql_with_params()
+    query = connection.ops.compose_sql(sql, params)  # its values quoted as literals
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT capped_count(%s, %s, %s)", [query, cap, ESTIMATE_MARGIN * cap])
+        return cursor.fetchone()[0]
 
 
 class OpenPage(Page):
@@ -38,7 +59,7 @@ class CappedPaginator(Paginator):
         rows = self.object_list
         if not hasattr(rows, "values"):
             return len(rows)
-        return rows.order_by().values("pk")[: self.cap + 1].count()
+        return capped_count(rows, self.cap)
 
     @property
     def capped(self) -> bool:

@@ -3,6 +3,7 @@
 import re
 
 import pytest
+from django.db import connection
 from django.test import RequestFactory
 from django.urls import reverse
 
@@ -61,6 +62,56 @@ def test_pages_above_the_cap_know_their_next_page_from_one_extra_row(
     assert last.previous_page_number() == 2
     for beyond in (4, 500, "x", 0, -1):  # no last page to fall back to: the first
         assert paginator.get_page(beyond).number == 1
+
+
+def searched(game, text="bulk"):
+    return Card.objects.filter(game=game).search(text).order_by("name")
+
+
+def on_postgresql() -> bool:
+    return connection.vendor == "postgresql"
+
+
+@pytest.mark.parametrize(("margin", "postgresql_count"), [(0, 10), (10**9, 7)])
+def test_a_search_is_counted_only_when_the_planner_does_not_expect_far_more_than_the_cap(
+    game, monkeypatch, django_assert_num_queries, margin, postgresql_count
+):
+    """Margin 0: any estimate is far enough above the cap to trust, so 7 matches show as "9+"
+    (PostgreSQL; SQLite always counts). A huge margin: counted, 7."""
+    bulk(game, 7)
+    monkeypatch.setattr(pagination, "ESTIMATE_MARGIN", margin)
+    with django_assert_num_queries(1) as captured:  # the planner and the count: one statement
+        count = CappedPaginator(searched(game), 4, cap=9).count
+    assert count == (postgresql_count if on_postgresql() else 7)
+    assert ("capped_count(" in captured.captured_queries[0]["sql"]) == on_postgresql()
+
+
+def test_lists_without_a_word_search_are_counted_without_asking_the_planner(
+    game, monkeypatch, django_assert_num_queries
+):
+    monkeypatch.setattr(pagination, "ESTIMATE_MARGIN", 0)
+    listed = Card.objects.filter(game=game).for_listing(game).filter(colour_count=1)
+    with django_assert_num_queries(1) as captured:
+        assert CappedPaginator(listed.order_by("name"), 4, cap=2).count == 3
+    assert "capped_count(" not in captured.captured_queries[0]["sql"]
+
+
+@pytest.mark.parametrize(
+    ("query", "found"),
+    [
+        ("SELECT 1 FROM generate_series(1, 100000)", 6),  # expected far above 10: not read
+        ("SELECT 1 FROM generate_series(1, 7)", 6),  # expected under: counted, capped
+        ("SELECT 1 FROM generate_series(1, 3)", 3),
+        # none match, but the planner expects a third of 100,000: trusted, not read
+        ("SELECT 1 FROM generate_series(1, 100000) WHERE random() < 0", 6),
+    ],
+)
+def test_the_database_function_trusts_the_planner_above_its_threshold(query, found):
+    if not on_postgresql():
+        pytest.skip("capped_count is a PostgreSQL function (migration 0014)")
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT capped_count(%s, 5, 10)", [query])
+        assert cursor.fetchone()[0] == found
 
 
 def test_a_list_is_counted_by_its_length_and_never_capped():
