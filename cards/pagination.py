@@ -10,15 +10,19 @@ expects more than `ESTIMATE_MARGIN` times the cap: reaching the cap would test ~
 ~10 ms at 50,000 cards. On PostgreSQL the database function `capped_count` (migration 0014)
 asks the planner and counts only if needed, in the one statement the count always took. Should
 the estimate be that far off, the list shows "1,000+" where it could have said how many; it
-pages the same.
+pages the same. A word search counted to `FEW` matches or fewer reads its page through the
+search index and sorts it (`sorted_apart`).
 """
 
 from django.core.paginator import EmptyPage, Page, PageNotAnInteger, Paginator
 from django.db import connection
+from django.db.models import F
+from django.db.models.functions import Coalesce
 from django.utils.functional import cached_property
 
 COUNT_CAP = 1000
 ESTIMATE_MARGIN = 2
+FEW = 500  # matches of a word search sorted apart (sorted_apart)
 
 
 def capped_count(rows, cap: int) -> int:
@@ -31,6 +35,25 @@ def capped_count(rows, cap: int) -> int:
     with connection.cursor() as cursor:
         cursor.execute("SELECT capped_count(%s, %s, %s)", [query, cap, ESTIMATE_MARGIN * cap])
         return cursor.fetchone()[0]
+
+
+def sorted_apart(rows):
+    """`rows` (a word search found to have few matches) ordered by expressions no index
+    serves, so that PostgreSQL reads the matches from the search index and sorts them. Ordered
+    by plain columns, it walks that column's index instead, testing each row until the page is
+    full: for 366 matches in 50,000 cards, ~3,000 rows, 7–10 ms, against 1–2 ms. The order is
+    the same: COALESCE(x, x) is x."""
+    if connection.vendor != "postgresql":
+        return rows
+    query = rows.query
+    ordering = query.order_by or (rows.model._meta.ordering if query.default_ordering else ())
+    terms = []
+    for term in ordering:
+        if isinstance(term, str) and term.lstrip("-") != "?":
+            column = Coalesce(F(term.lstrip("-")), F(term.lstrip("-")))
+            term = column.desc() if term.startswith("-") else column.asc()
+        terms.append(term)
+    return rows.order_by(*terms)
 
 
 class OpenPage(Page):
@@ -86,6 +109,8 @@ class CappedPaginator(Paginator):
 
     def page(self, number) -> Page:
         if not self.capped:
+            if getattr(self.object_list, "costly_to_count", False) and self.count <= FEW:
+                self.object_list = sorted_apart(self.object_list)
             return super().page(number)
         number = self.validate_number(number)
         bottom = (number - 1) * self.per_page

@@ -96,6 +96,28 @@ def test_lists_without_a_word_search_are_counted_without_asking_the_planner(
     assert "capped_count(" not in captured.captured_queries[0]["sql"]
 
 
+@pytest.mark.parametrize("sort", [(), ("-total_cost", "name"), ("-rarity__position", "name")])
+def test_few_search_matches_are_sorted_apart_from_the_indexes_in_the_same_order(
+    game, monkeypatch, sort, django_assert_num_queries
+):
+    """A word search with few matches orders its page by expressions no index serves, so
+    PostgreSQL reads the matches and sorts them instead of walking an index; the order is the
+    one asked. Above `FEW`, or without a word search, the plain order."""
+    bulk(game, 12)
+    rows = searched(game).order_by(*sort) if sort else searched(game)
+    expected = [c.name for c in rows]
+    for few, sorted_apart in ((12, on_postgresql()), (11, False)):
+        monkeypatch.setattr(pagination, "FEW", few)
+        with django_assert_num_queries(2) as captured:  # the count, the page
+            page = CappedPaginator(rows.all(), 5, cap=20).get_page(2)
+            assert [c.name for c in page] == expected[5:10]
+        assert ("COALESCE" in captured.captured_queries[1]["sql"]) == sorted_apart
+    plain = Card.objects.filter(game=game, name__startswith="Bulk").order_by(*sort or ["name"])
+    with django_assert_num_queries(2) as captured:
+        assert len(list(CappedPaginator(plain, 5, cap=20).get_page(2))) == 5
+    assert "COALESCE" not in captured.captured_queries[1]["sql"]
+
+
 @pytest.mark.parametrize(
     ("query", "found"),
     [
