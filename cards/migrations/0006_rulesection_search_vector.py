@@ -5,6 +5,8 @@ stemming), kept by a trigger, GIN-indexed. SQLite keeps the column empty and sea
 import django.contrib.postgres.search
 from django.db import migrations
 
+from ._postgresql import on_postgresql
+
 FORWARDS = [
     """CREATE FUNCTION cards_rulesection_search_vector() RETURNS trigger AS $$
        BEGIN
@@ -27,15 +29,6 @@ BACKWARDS = [
 ]
 
 
-def run(statements):
-    def operation(apps, schema_editor):
-        if schema_editor.connection.vendor == "postgresql":
-            for sql in statements:
-                schema_editor.execute(sql)
-
-    return operation
-
-
 class Migration(migrations.Migration):
     dependencies = [("cards", "0005_rules_reference")]
 
@@ -45,5 +38,5 @@ class Migration(migrations.Migration):
             name="search_vector",
             field=django.contrib.postgres.search.SearchVectorField(editable=False, null=True),
         ),
-        migrations.RunPython(run(FORWARDS), run(BACKWARDS)),
+        migrations.RunPython(on_postgresql(FORWARDS), on_postgresql(BACKWARDS)),
     ]

@@ -2,6 +2,8 @@
 
 from django.db import migrations, models
 
+from ._postgresql import on_postgresql
+
 # Rules search stems each game's rules in its language (Russian rules: russian, which also
 # stems ASCII words as English); a game's new language re-indexes its sections.
 FORWARDS = [
@@ -43,15 +45,6 @@ BACKWARDS = [
 ]
 
 
-def run(statements):
-    def operation(apps, schema_editor):
-        if schema_editor.connection.vendor == "postgresql":
-            for sql in statements:
-                schema_editor.execute(sql)
-
-    return operation
-
-
 class Migration(migrations.Migration):
 
     dependencies = [
@@ -87,5 +80,5 @@ class Migration(migrations.Migration):
             model_name='rulesection',
             constraint=models.UniqueConstraint(condition=models.Q(('obsolete_since__isnull', True)), fields=('game', 'number'), name='rule_section_unique_number'),
         ),
-        migrations.RunPython(run(FORWARDS), run(BACKWARDS)),
+        migrations.RunPython(on_postgresql(FORWARDS), on_postgresql(BACKWARDS)),
     ]

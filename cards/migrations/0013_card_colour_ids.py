@@ -13,6 +13,8 @@ and filters through the relation, which is fine for its small pools.
 
 from django.db import migrations
 
+from ._postgresql import on_postgresql
+
 RECOUNT = """
     UPDATE cards_card SET colour_ids = ARRAY(
         SELECT colour_id FROM cards_card_colours
@@ -54,16 +56,7 @@ BACKWARDS = [
 ]
 
 
-def run(statements):
-    def operation(apps, schema_editor):
-        if schema_editor.connection.vendor == "postgresql":
-            for sql in statements:
-                schema_editor.execute(sql)
-
-    return operation
-
-
 class Migration(migrations.Migration):
     dependencies = [("cards", "0012_format_hand_size")]
 
-    operations = [migrations.RunPython(run(FORWARDS), run(BACKWARDS))]
+    operations = [migrations.RunPython(on_postgresql(FORWARDS), on_postgresql(BACKWARDS))]

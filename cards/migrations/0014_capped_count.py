@@ -5,6 +5,8 @@ without reading any (cards.pagination: counting a thousand matches of a word sea
 
 from django.db import migrations
 
+from ._postgresql import on_postgresql
+
 FORWARDS = [
     """CREATE FUNCTION capped_count(query text, cap integer, trust_above double precision)
        RETURNS integer LANGUAGE plpgsql AS $$
@@ -24,16 +26,7 @@ FORWARDS = [
 BACKWARDS = ["DROP FUNCTION capped_count(text, integer, double precision)"]
 
 
-def run(statements):
-    def operation(apps, schema_editor):
-        if schema_editor.connection.vendor == "postgresql":
-            for sql in statements:
-                schema_editor.execute(sql)
-
-    return operation
-
-
 class Migration(migrations.Migration):
     dependencies = [("cards", "0013_card_colour_ids")]
 
-    operations = [migrations.RunPython(run(FORWARDS), run(BACKWARDS))]
+    operations = [migrations.RunPython(on_postgresql(FORWARDS), on_postgresql(BACKWARDS))]
