@@ -198,7 +198,8 @@ class GameScopedSerializer(serializers.ModelSerializer):
 
     def get_url(self, obj) -> str:
         # A list's objects differ only by their slug: one reverse and absolute URI per game,
-        # not one per object (a page of cards spent ~1 ms there).
+        # not one per object (a page of cards spent ~1 ms there). The URL's slug converter
+        # takes only [-a-zA-Z0-9_], which an address never quotes.
         known = self.__dict__.setdefault("_url_parts", {})
         key = (type(obj), obj.game_id)
         if key not in known:
