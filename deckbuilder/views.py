@@ -341,7 +341,10 @@ def _render_builder(
         listed = filterset.qs.for_listing(game)
         if settings.PAGE_CACHE:  # the rows are likely kept: read only what finds them
             listed = filterset.qs.values_list("pk", "slug", named=True)
-        page = paginate_capped(request, listed, CARDS_PER_PAGE)
+        # Which cards a leader may use changes only with the game's reference data: the count
+        # is kept under its rules_version (a deck's own changes do not move it).
+        version = (game.pk, game.rules_version)
+        page = paginate_capped(request, listed, CARDS_PER_PAGE, version=version)
         rows = _row_html(page.object_list, deck=deck, entries=entries, leader=leader)
     else:
         page, rows = None, []

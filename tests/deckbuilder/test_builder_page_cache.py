@@ -275,3 +275,39 @@ def test_a_page_that_sets_a_cookie_is_not_kept_and_keeps_its_cookie(rf, alice):
         assert response.cookies["seen"].value == "1"
         assert re.fullmatch(r"token=\w{64}", response.content.decode())
     assert draw.count == 2
+
+
+def count_queries_of(client, url) -> list[str]:
+    with CaptureQueriesContext(connection) as ctx:
+        assert client.get(url).status_code == 200
+    counts = ("COUNT(*) FROM (SELECT", "capped_count(")  # cards.pagination's two ways
+    return [
+        q["sql"]
+        for q in ctx.captured_queries
+        if any(c in q["sql"] for c in counts) and "cards_card" in q["sql"]
+    ]
+
+
+def listed(response) -> int:
+    """The number of cards the builder says it lists."""
+    return int(re.search(rb'class="results-count"[^>]*>\s*(\d+) card', response.content)[1])
+
+
+def test_the_count_of_usable_cards_is_kept_until_the_cards_change(owner, deck, staff_api):
+    """A new address (a filter, a page) or a change to the deck renders the builder again, but
+    the count of the cards the leader may use is kept under the game's rules_version: counted
+    again only when the reference data changes, and then right."""
+    assert len(count_queries_of(owner, builder(deck) + "?v=1")) == 1
+    assert count_queries_of(owner, builder(deck) + "?v=2") == []
+    services.deck_set_count(deck=deck, card=Card.objects.get(slug="healing"), count=1)
+    assert count_queries_of(owner, builder(deck) + "?v=3") == []
+    shown = listed(owner.get(builder(deck) + "?v=4"))
+
+    created = staff_api.post(
+        f"/api/games/{deck.game.slug}/cards/",
+        {"name": "Gloom Bolt", "cost": {"destruction": 1}, "rarity": "common"},
+        format="json",
+    )
+    assert created.status_code == 201, created.content
+    assert len(count_queries_of(owner, builder(deck) + "?v=5")) == 1
+    assert listed(owner.get(builder(deck) + "?v=6")) == shown + 1
