@@ -537,12 +537,7 @@ class CardQuerySet(DressedQuerySet):
 
     def with_any_colour(self, colours, include_colourless=False):
         """Cards having any of `colours` (Colour objects or ids), or no colour at all."""
-        ids = [getattr(colour, "pk", colour) for colour in colours]
-        if connection.vendor == "postgresql":  # with the words, one bitmap of the GIN index
-            condition = Q(ColourIds("&&", ids))
-        else:
-            through = Card.colours.through.objects.filter(card=OuterRef("pk"), colour_id__in=ids)
-            condition = Q(Exists(through))
+        condition = colours_q("&&", [getattr(colour, "pk", colour) for colour in colours])
         if include_colourless:
             condition |= Q(colour_count=0)
         return self.filter(condition)
@@ -570,26 +565,32 @@ class CardQuerySet(DressedQuerySet):
         return queryset
 
 
+def colours_q(op: str, ids) -> Q:
+    """Cards whose colours share one of `ids` (`op` "&&") or all lie among them ("<@"): on
+    PostgreSQL a test of the card's row (ColourIds: with a word search, one bitmap of the GIN
+    index), elsewhere through the relation."""
+    if connection.vendor == "postgresql":
+        return Q(ColourIds(op, ids))
+    colours = Card.colours.through.objects.filter(card=OuterRef("pk"))
+    if op == "&&":
+        return Q(Exists(colours.filter(colour_id__in=ids)))
+    return ~Q(Exists(colours.exclude(colour_id__in=ids)))
+
+
 def requirement_q(wanted, game: "Game") -> Q:
     """The database side of a card-versus-leader requirement (cards.legality): the condition
     on Card rows that holds exactly where `wanted.holds(card.info())` does."""
-    colours = Card.colours.through.objects.filter(card=OuterRef("pk"))
-    on_row = connection.vendor == "postgresql"  # a test of the row, not an (anti-)join
-    if on_row and getattr(wanted, "attr", "") == "colours":  # the vocabulary's, once read
+    if getattr(wanted, "attr", "") == "colours":  # the cached vocabulary's, once read
         allowed = [c.pk for c in game.colours.all() if c.slug in wanted.allowed]
     if isinstance(wanted, legality.AllIn) and wanted.attr == "colours":
-        if on_row:
-            return Q(ColourIds("<@", allowed))
-        return ~Q(Exists(colours.exclude(colour__slug__in=wanted.allowed)))
+        return colours_q("<@", allowed)
     if isinstance(wanted, legality.AllIn) and wanted.attr == "factions":
         factions = Card.keywords.through.objects.filter(
             card=OuterRef("pk"), keyword__is_faction=True
         )
         return ~Q(Exists(factions.exclude(keyword__name__in=wanted.allowed)))
     if isinstance(wanted, legality.SharesOne) and wanted.attr == "colours":
-        if on_row:
-            return Q(colour_count=0) | Q(ColourIds("&&", allowed))
-        return Q(colour_count=0) | Q(Exists(colours.filter(colour__slug__in=wanted.allowed)))
+        return Q(colour_count=0) | colours_q("&&", allowed)
     if isinstance(wanted, legality.LoyaltyWithin):
         condition = Q(loyalty_faction__isnull=True)
         for faction, points in wanted.points:

@@ -124,6 +124,12 @@ def release() -> str:
     return digest.hexdigest()[:16]
 
 
+def entry_key(kind: str, *parts) -> str:
+    """The pages cache's key of an entry other than a page (a builder row, a count): `kind`
+    and a digest of `parts` with the release."""
+    return f"{kind}:" + hashlib.sha256(repr((release(), *parts)).encode()).hexdigest()[:40]
+
+
 def _key(request, generations_too=True, more=(), own=()) -> str:
     asked = [release(), request.scheme, request.get_host(), request.get_full_path()]
     asked += [request.headers.get(name, "") for name in VARY]

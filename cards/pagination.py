@@ -14,8 +14,6 @@ pages the same. A word search counted to `FEW` matches or fewer reads its page t
 search index and sorts it (`sorted_apart`).
 """
 
-import hashlib
-
 from django.conf import settings
 from django.core.cache import caches
 from django.core.paginator import EmptyPage, Page, PageNotAnInteger, Paginator
@@ -24,7 +22,7 @@ from django.db.models import F
 from django.db.models.functions import Coalesce
 from django.utils.functional import cached_property
 
-from .pagecache import release
+from .pagecache import entry_key
 
 COUNT_CAP = 1000
 ESTIMATE_MARGIN = 2
@@ -96,8 +94,7 @@ class CappedPaginator(Paginator):
         if self.version is None or not settings.PAGE_CACHE:
             return capped_count(rows, self.cap)
         sql, params = rows.order_by().values("pk").query.sql_with_params()
-        seen = repr((release(), self.version, self.cap, sql, params))
-        key = "count:" + hashlib.sha256(seen.encode()).hexdigest()[:40]
+        key = entry_key("count", self.version, self.cap, sql, params)
         count = caches["pages"].get(key)
         if count is None:
             count = capped_count(rows, self.cap)

@@ -9,7 +9,6 @@ The builder's +/− are plain POST forms that redirect back (no JavaScript neede
 panel (counter, legality, problems, stats) and a status line, all swapped out of band.
 """
 
-import hashlib
 from types import SimpleNamespace
 
 from django.conf import settings
@@ -33,7 +32,7 @@ from django.views.decorators.http import require_http_methods, require_POST, req
 from cards import legality, pagecache, vocabulary
 from cards.filters import CardFilter
 from cards.models import Card, Game, Leader
-from cards.pagecache import anonymous_page, csrf_stand_in, private_page, release
+from cards.pagecache import anonymous_page, csrf_stand_in, entry_key, private_page
 from cards.pagination import paginate as paginate_capped
 from cards.vocabulary import prefetched
 
@@ -265,9 +264,9 @@ def _row_html(listed, *, deck: Deck, entries, leader: Leader | None) -> list:
     listed = list(listed)
     keys = {}
     for row in listed:
-        seen = (release(), game.pk, game.rules_version, row.pk, leader.pk if leader else None)
+        seen = (game.pk, game.rules_version, row.pk, leader.pk if leader else None)
         seen += (deck.format_id, sorted(counts.get(row.pk, ())), problems.get(row.slug))
-        keys[row.pk] = "row:" + hashlib.sha256(repr(seen).encode()).hexdigest()[:40]
+        keys[row.pk] = entry_key("row", *seen)
     html = pages.get_many(list(keys.values())) if settings.PAGE_CACHE else {}
     missing = [row for row in listed if keys[row.pk] not in html]
     if missing and not isinstance(missing[0], Card):
