@@ -218,7 +218,7 @@ def patched(cls, name: str, value):
         setattr(cls, name, original)
 
 
-def naive_search(self, text: str):
+def naive_search(self, text: str, game=None):
     """The baseline: every word anywhere in name or text, UPPER(col) LIKE '%WORD%'."""
     for word in re.findall(r"\w+", text.lower()):
         self = self.filter(Q(name__icontains=word) | Q(text__icontains=word))

@@ -233,7 +233,7 @@ class CardFilter(django_filters.FilterSet):
         self.filters["leader"].extra["queryset"] = Leader.objects.filter(game=game)
 
     def filter_q(self, queryset, name, value):
-        return queryset.search(value)
+        return queryset.search(value, self.game)
 
     def filter_colour(self, queryset, name, value: str):
         if not value:

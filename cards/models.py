@@ -4,6 +4,7 @@ A game owns its vocabulary (colours with the cost domain that pays for each, rar
 keywords of which some are factions); cards and leaders use only their own game's words.
 """
 
+import bisect
 import functools
 import html
 import re
@@ -504,6 +505,23 @@ class DressedQuerySet(models.QuerySet):
         return clone
 
 
+# A word start shared by more words of a game's lexicon than this stays a word start.
+EXPANDED = 16
+_LEXEME = re.compile(r"[^\W_]+")  # a word that to_tsquery reads back as itself
+
+
+def _as_words(start: str, lexicon: tuple[str, ...]) -> str:
+    """A tsquery term for the words of `lexicon` (sorted) that begin with `start`: those words
+    when there are a few, each a plain word; else (or when none is, or none is found: the
+    lexicon may be older than the index) the word start itself."""
+    at = bisect.bisect_left(lexicon, start)
+    words = lexicon[at : at + EXPANDED + 1]
+    words = [w for w in words if w.startswith(start)]
+    if not words or len(words) > EXPANDED or not all(_LEXEME.fullmatch(w) for w in words):
+        return f"{start}:*"
+    return f"({' | '.join(words)})"
+
+
 class CardQuerySet(DressedQuerySet):
     def for_listing(self, game: "Game | None" = None):
         """Everything a list shows, in a constant number of queries.
@@ -518,14 +536,24 @@ class CardQuerySet(DressedQuerySet):
             ).prefetch_related("colours", "keywords")
         return self.dressed(game)
 
-    def search(self, text: str):
+    def search(self, text: str, game: "Game | None" = None):
         """Cards whose name or text has every word of `text` (as a word start on PostgreSQL,
-        through the full-text index; anywhere in the text on SQLite, whose pools are small)."""
+        through the full-text index; anywhere in the text on SQLite, whose pools are small).
+        With the cards' `game`, a word start that few words of its lexicon have is searched as
+        those words (`target` as `target | targets`): the same cards, but the index finds exact
+        words several times faster (a word start is read in full, never skipped through)."""
         words = re.findall(r"\w+", text.lower())
         if not words:
             return self
         if connection.vendor == "postgresql":
-            query = " & ".join(f"{word}:*" for word in words)
+            if game is not None:
+                from .vocabulary import lexicon  # it reads these models
+
+                found = lexicon(game)
+                words = [_as_words(word, found) for word in words]
+            else:
+                words = [f"{word}:*" for word in words]
+            query = " & ".join(words)
             found = self.filter(
                 search_vector=SearchQuery(query, search_type="raw", config="simple")
             )

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from django.core.cache import cache
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import QuerySet
 from django.db.models.expressions import RawSQL
 from django.db.models.fields import CharField
@@ -282,6 +282,24 @@ def of(game: Game) -> Vocabulary:
         )
         found.attach(game)
     return found
+
+
+def lexicon(game: Game) -> tuple[str, ...]:
+    """The words of the game's card names and texts as the search index holds them (PostgreSQL),
+    sorted: `Card.objects.search` turns a word start that few of them have into those words.
+    Kept like the vocabulary, at the game's rules_version (which every card change moves);
+    built in one query (~0.2 s at 50,000 cards) once per version for all processes."""
+
+    def load() -> list[str]:
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT DISTINCT word FROM cards_card, unnest(tsvector_to_array(search_vector))"
+                " AS word WHERE game_id = %s",
+                [game.pk],
+            )
+            return sorted(row[0] for row in cursor.fetchall())
+
+    return cached(f"lexicon:{game.pk}", game.rules_version, load, tuple)
 
 
 # --- the site's games ---------------------------------------------------------------------
