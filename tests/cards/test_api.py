@@ -150,7 +150,8 @@ def test_card_list_takes_three_queries_whatever_the_page_size(api, game, params)
             fields={"name": f"Filler {i}", "cost": {"life": 1}, "rarity": game.rarities.first()},
             keywords=["Keld", f"Extra {i}"],
         )
-    api.get(CARDS)  # the first request after a change reads the game's vocabulary again
+    # The first request after a change reads the game's vocabulary (and lexicon) again.
+    api.get(CARDS, params)
     counts = []
     for size in (2, 30):
         with CaptureQueriesContext(connection) as ctx:
