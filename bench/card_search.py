@@ -33,7 +33,9 @@ from urllib.parse import urlencode
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 # Every request a real search: the pages cache would answer the repeated ones from memory.
-os.environ["PAGE_CACHE"] = "0"
+# Only when run: bench/pages.py imports the pool from here, and serves with the cache on.
+if __name__ == "__main__":
+    os.environ["PAGE_CACHE"] = "0"
 import boot  # noqa: E402,F401  (bench/boot.py: settings, django.setup())
 import django
 from django.conf import settings
