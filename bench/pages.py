@@ -376,6 +376,7 @@ def main() -> None:
     )
     head = f"{'page':<22} {'req/s':>7} {'× floor':>8} {'goal':>5} {'p50 ms':>7} {'p95 ms':>7}"
     print(head + f" {'p95/p50':>7} {'SQL':>5} {'render':>6}  verdict")
+    missed = []
     for name, _, _, goal, _ in pages:
         r, (hit, rendered, render_ms) = rows[name], sql[name]
         ratio, tail = r["rps"] / floor, r["p95"] / max(r["p50"], 1e-3)
@@ -393,6 +394,12 @@ def main() -> None:
             f"{name:<22} {r['rps']:>7.1f} {ratio:>8.3f} {goal:>5} {r['p50']:>7.1f} "
             f"{r['p95']:>7.1f} {tail:>7.2f} {hit:>2}/{rendered:<2} {render_ms:>6.1f}  "
             + ("goals met" if not misses else "; ".join(misses))
+        )
+        missed += [name] if misses else []
+    if missed:
+        print(
+            f"\nNot met: {', '.join(missed)}. Why, with the profiles: docs/performance.md, "
+            "'Where each goal stands'."
         )
     print(
         "\nworker RSS after the load: "

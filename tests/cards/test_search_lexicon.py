@@ -3,9 +3,13 @@ have into those words (cards.vocabulary.lexicon, CardQuerySet.search): the full-
 exact words through and skips, where it reads a word start's every card. These tests prove it
 finds the same cards as the word starts, and that a new word is found at once."""
 
+import re
+
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
+from hypothesis import given
+from hypothesis import strategies as st
 
 from cards import services, vocabulary
 from cards.models import EXPANDED, Card, _as_words
@@ -33,6 +37,22 @@ def test_a_word_start_too_many_words_have_stays_a_word_start():
 def test_a_word_to_tsquery_would_read_otherwise_keeps_the_word_start():
     # A host name is one lexeme, but "www.example.com" given to to_tsquery is not a plain word.
     assert _as_words("www", LEXICON) == "www:*"
+
+
+words = st.text(alphabet="abé1_.", min_size=1, max_size=5)
+
+
+@given(lexicon=st.sets(words, max_size=40), start=words)
+def test_the_term_matches_exactly_the_lexicon_words_the_word_start_matches(lexicon, start):
+    lexicon = tuple(sorted(lexicon))
+    term = _as_words(start, lexicon)
+    starting = {w for w in lexicon if w.startswith(start)}
+    if term == f"{start}:*":  # kept: too many, none, or one to_tsquery would not read back
+        assert (
+            not starting or len(starting) > EXPANDED or any("_" in w or "." in w for w in starting)
+        )
+    else:
+        assert set(re.fullmatch(r"\((.*)\)", term).group(1).split(" | ")) == starting
 
 
 @pytest.mark.django_db
