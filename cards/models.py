@@ -511,9 +511,10 @@ _LEXEME = re.compile(r"[^\W_]+")  # a word that to_tsquery reads back as itself
 
 
 def _as_words(start: str, lexicon: tuple[str, ...]) -> str:
-    """A tsquery term for the words of `lexicon` (sorted) that begin with `start`: those words
-    when there are a few, each a plain word; else (or when none is, or none is found: the
-    lexicon may be older than the index) the word start itself."""
+    """The tsquery term for a word start: the words of `lexicon` (sorted) that begin with it,
+    as plain words, when there are 1 to EXPANDED of them and to_tsquery reads each back as
+    itself; else the word start itself (also when none is found: the lexicon may be older than
+    the index)."""
     at = bisect.bisect_left(lexicon, start)
     words = lexicon[at : at + EXPANDED + 1]
     words = [w for w in words if w.startswith(start)]
@@ -549,8 +550,8 @@ class CardQuerySet(DressedQuerySet):
             if game is not None:
                 from .vocabulary import lexicon  # it reads these models
 
-                found = lexicon(game)
-                words = [_as_words(word, found) for word in words]
+                known = lexicon(game)
+                words = [_as_words(word, known) for word in words]
             else:
                 words = [f"{word}:*" for word in words]
             query = " & ".join(words)
