@@ -135,3 +135,11 @@ for (const type of ["focusin", "pointerover"]) {
     if (!event.target.closest(".has-preview")) document.body.classList.remove("previews-hidden");
   });
 }
+
+// The card filters search as the words are typed (htmx: `input` on the search box, 400 ms after
+// the last key). The box's `change`, as it loses focus to the + pressed next, would only ask for
+// the same list again, and that list, read while the + is on its way, could land after the +'s
+// answer and show the old count.
+document.addEventListener("change", (event) => {
+  if (event.target.id === "id_q" && event.target.closest("form.filters")) event.stopPropagation();
+}, true);

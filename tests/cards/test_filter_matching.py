@@ -248,7 +248,7 @@ def test_the_card_browser_reloads_its_results_when_a_filter_changes(client, worl
     form = form_tag(html)
     for attribute in (
         f'hx-get="{reverse("card-list", args=[GAME])}"',
-        'hx-trigger="change, submit, keyup changed delay:400ms from:#id_q"',
+        'hx-trigger="change, submit, input changed delay:400ms from:#id_q"',
         'hx-target="#card-results"',
         'hx-select="#card-results"',
         'hx-swap="outerHTML"',
