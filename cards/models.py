@@ -558,7 +558,7 @@ class CardQuerySet(DressedQuerySet):
             found = self.filter(
                 search_vector=SearchQuery(query, search_type="raw", config="simple")
             )
-            found.costly_to_count = True  # a prefix match per row: ~1 µs, 8,000 rows for 1,000
+            found.costly_to_count = True  # a word match per row: ~1 µs, 8,000 rows for 1,000
             return found
         for word in words:
             self = self.filter(Q(name__icontains=word) | Q(text__icontains=word))
