@@ -69,6 +69,7 @@ import csv
 import io
 import json
 import re
+import sys
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -82,8 +83,10 @@ from rest_framework import serializers
 from . import services, signals
 from .api import CardSerializer, LeaderSerializer
 from .models import Card, Game, Leader
+from .text import MAX_DEPTH, problem
 
 FORMATS = ("json", "csv")
+NUMBER_DIGITS = 18  # a number of a CSV cell longer than this is no cost, stat or loyalty
 # What a bad game definition raises while it is saved (services.save_game).
 DEFINITION_ERRORS = (ValueError, KeyError, TypeError, ValidationError, FieldError, IntegrityError)
 CARD, LEADER = "card", "leader"
@@ -238,11 +241,28 @@ def read_file(source, fmt: str | None = None) -> ImportData:
     return read_json(text) if fmt == "json" else read_csv(text)
 
 
-def read_json(text: str) -> ImportData:
+def load_json(text: str):
+    """The JSON document of `text`, or ImportFileError saying what is wrong: not JSON, nested
+    deeper than the API takes (MAX_DEPTH: Python's parser raises RecursionError near
+    1,000 levels, and code reading a deep document may too), or a number too long for int()
+    (ValueError past sys.get_int_max_str_digits()). For every JSON file that is imported."""
+    too_deep = f"The file is nested deeper than {MAX_DEPTH} levels."
     try:
         document = json.loads(text)
     except json.JSONDecodeError as e:
         raise ImportFileError(f"Not valid JSON: {e}") from None
+    except RecursionError:
+        raise ImportFileError(too_deep) from None
+    except ValueError:  # the only other ValueError of json.loads: int()'s digit limit
+        limit = sys.get_int_max_str_digits()
+        raise ImportFileError(f"A number in the file has more than {limit} digits.") from None
+    if problem(document, strings=False) is not None:
+        raise ImportFileError(too_deep)
+    return document
+
+
+def read_json(text: str) -> ImportData:
+    document = load_json(text)
     if not isinstance(document, dict):
         raise ImportFileError(
             'The file must be an object: {"game": ..., "leaders": [...], "cards": [...]}.'
@@ -393,6 +413,8 @@ def _loyalty(value: str) -> dict:
         name, _, points = part.rpartition(":")
         if not name.strip() or not re.fullmatch(r"\d+", points.strip()):
             raise ValueError(f"Write loyalty as Faction:points, e.g. Loyalists:3 (got {part!r}).")
+        if len(points.strip()) > NUMBER_DIGITS:
+            raise ValueError(f"Loyalty points of {name.strip()!r} are too large.")
         loyalty[name.strip()] = int(points)
     return loyalty
 
@@ -411,7 +433,9 @@ def parse_pairs(value: str, *, what: str = "cost") -> dict:
         key, amount = match["domain"].lower(), match["amount"]
         if key in pairs:
             raise ValueError(f"{key!r} appears twice.")
-        pairs[key] = int(amount) if re.fullmatch(r"-?\d+", amount) else amount
+        # Longer numbers stay text too (int() refuses thousands of digits): too large anyway.
+        whole = re.fullmatch(rf"-?\d{{1,{NUMBER_DIGITS}}}", amount)
+        pairs[key] = int(amount) if whole else amount
     return pairs
 
 

@@ -37,3 +37,32 @@ class ShownText:
 
 one_line = ShownText()
 several_lines = ShownText(multiline=True)
+
+
+# --- JSON read from people (API bodies, import files) ----------------------------------
+
+MAX_DEPTH = 32  # no body of this API nests more than a few levels
+
+
+def problem(data, *, strings: bool = True) -> str | None:
+    """What is wrong with parsed JSON, or None: too deep, a NUL character (PostgreSQL cannot
+    store one), or a lone surrogate such as "\\ud800" (UTF-8 cannot encode one); only too deep
+    if not `strings` (cards.importers.load_json: its rows report bad strings). Iterative: the
+    document may be deep."""
+    stack = [(data, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, (dict, list)):
+            if depth > MAX_DEPTH:
+                return f"nested deeper than {MAX_DEPTH} levels."
+            items = value.items() if isinstance(value, dict) else enumerate(value)
+            for key, item in items:
+                stack += [(key, depth), (item, depth + 1)]
+        elif strings and isinstance(value, str):
+            if "\x00" in value:
+                return "NUL characters (\\u0000) are not allowed in strings."
+            try:
+                value.encode()
+            except UnicodeEncodeError:
+                return "Unpaired surrogates (\\ud800-\\udfff) are not allowed in strings."
+    return None

@@ -10,6 +10,7 @@ from django.urls import reverse
 
 from cards.admin import FactionListFilter
 from cards.models import Card, Colour, Game, Keyword, Leader, Rarity
+from cards.text import MAX_DEPTH
 
 pytestmark = pytest.mark.usefixtures("plain_static_files")
 
@@ -299,6 +300,30 @@ def test_import_page_shows_each_bad_row_and_writes_nothing(staff_client, game):
     assert "Unknown domain" in content and content.count('class="import-error"') == 2
     assert not Card.objects.filter(slug="ember").exists()
     assert not Leader.objects.filter(slug="nobody").exists()
+
+
+# Files json.loads refuses with other errors than JSONDecodeError, and the form error of each.
+HUGE_NUMBER = b'{"game": "card-of-gods", "cards": [{"name": "Ember", "rarity": "common", "cost": '
+HUGE_NUMBER += b'{"destruction": ' + b"9" * 5000 + b"}}]}"
+UNREADABLE_JSON = [
+    pytest.param(b"[" * 100_000, f"The file is nested deeper than {MAX_DEPTH} levels.", id="deep"),
+    pytest.param(HUGE_NUMBER, "A number in the file has more than 4300 digits.", id="long"),
+]
+
+
+@pytest.mark.parametrize("dry_run", [True, False], ids=["dry-run", "import"])
+@pytest.mark.parametrize(("content", "message"), UNREADABLE_JSON)
+def test_import_page_shows_a_form_error_for_json_too_deep_or_with_a_huge_number(
+    staff_client, game, content, message, dry_run
+):
+    staff_client.raise_request_exception = False
+    form = {"file": upload(content), **({"dry_run": "on"} if dry_run else {})}
+    response = staff_client.post(reverse("admin:cards_card_import"), form)
+    assert response.status_code == 200
+    assert response.context["form"].non_field_errors() == [message]
+    assert response.context["report"] is None
+    assert message in response.content.decode()
+    assert not Card.objects.filter(slug="ember").exists()
 
 
 def test_import_page_asks_for_the_game_of_a_csv_file_without_one(staff_client, game):

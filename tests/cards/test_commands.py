@@ -7,6 +7,7 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from cards.models import Card, Game, Keyword, Leader
+from cards.text import MAX_DEPTH
 
 CARD = {"name": "Ember", "rarity": "common", "cost": {"destruction": 1}}
 
@@ -87,6 +88,29 @@ def test_import_cards_fails_on_a_missing_or_unreadable_file(game, tmp_path):
         call("import_cards", str(path))
 
 
+@pytest.mark.parametrize("options", [["--dry-run"], []], ids=["dry-run", "import"])
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        pytest.param("[" * 100_000, f"nested deeper than {MAX_DEPTH} levels", id="deep"),
+        pytest.param(
+            '{"game": "card-of-gods", "cards": [{"name": "Ember", "rarity": "common", "cost": '
+            '{"destruction": ' + "9" * 5000 + "}}]}",
+            "A number in the file has more than 4300 digits",
+            id="long",
+        ),
+    ],
+)
+def test_import_cards_reports_json_too_deep_or_with_a_huge_number_as_a_bad_file(
+    game, tmp_path, content, message, options
+):
+    path = tmp_path / "cards.json"
+    path.write_text(content, encoding="utf-8")
+    with pytest.raises(CommandError, match=message):
+        call("import_cards", *options, str(path))
+    assert not Card.objects.filter(slug="ember").exists()
+
+
 def test_import_cards_refuses_a_game_that_disagrees_with_the_file(game, tmp_path):
     path = write_json(tmp_path, {"game": "card-of-gods", "cards": [CARD]})
     with pytest.raises(CommandError, match="not 'other-game'"):
@@ -158,6 +182,21 @@ def test_load_sample_data_is_idempotent_and_loads_the_seven_factions(db):
             "Kriegmark",
         ]
     )
+
+
+@pytest.mark.parametrize("name", ["tiny.json", "rules/card-of-gods.rulings.json"])
+def test_load_sample_data_reports_a_sample_file_nested_too_deep(db, tmp_path, monkeypatch, name):
+    from cards.management.commands import load_sample_data
+
+    (tmp_path / "rules").mkdir()
+    sample = {"game": {"slug": "card-of-gods", "name": "Card of Gods"}, "cards": []}
+    write_json(tmp_path, sample, name="tiny.json")
+    (tmp_path / name).write_text("[" * 100_000, encoding="utf-8")
+    monkeypatch.setattr(load_sample_data, "SAMPLE_DIR", tmp_path)
+    monkeypatch.setattr(load_sample_data, "RULES_DIR", tmp_path / "rules")
+
+    with pytest.raises(CommandError, match=f"nested deeper than {MAX_DEPTH} levels"):
+        call("load_sample_data")
 
 
 def test_load_sample_data_fails_loudly_on_a_bad_record_and_writes_nothing(

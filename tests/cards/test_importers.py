@@ -2,6 +2,7 @@
 
 import io
 import json
+import re
 
 import pytest
 from django.db import connection, transaction
@@ -10,6 +11,7 @@ from django.test.utils import CaptureQueriesContext
 from cards import importers, services
 from cards.importers import ImportFileError, export_game, import_records, read_file
 from cards.models import Card, Game, Keyword, Leader
+from cards.text import MAX_DEPTH
 
 CSV_HEADER = "type,slug,name,rarity,cost,colours,keywords,condition,text,makes_attack\n"
 
@@ -269,6 +271,7 @@ def test_the_same_slug_twice_in_one_file_is_a_row_error(game):
         ("card,,X,common,life2,,,,,", "cost", "key:number pairs"),
         ("card,,X,common,air:1,,,,,", "cost", "Unknown domain 'air'"),
         ("card,,X,common,life:two,,,,,", "cost", "whole number"),
+        (f"card,,X,common,life:{'9' * 5000},,,,,", "cost", "whole number"),
         ("card,,X,common,life:1,green,,,,", "colours", "leave this cell empty"),
         ("card,,X,common,,,,,,maybe", "makes_attack", "valid boolean"),
         ("leader,,X,rare,,green,,,,", "rarity", "Leaders have no such field"),
@@ -318,6 +321,48 @@ def test_unreadable_files_raise_a_file_error(content, name, message):
     upload.name = name
     with pytest.raises(ImportFileError, match=message.replace("(", r"\(").replace(")", r"\)")):
         read_file(upload)
+
+
+def nested(depth: int, inner: str = "1") -> str:
+    return "[" * depth + inner + "]" * depth
+
+
+def card_with(cost: str) -> str:
+    """A file of one card whose cost is the JSON text `cost`."""
+    card = '{"name": "X", "rarity": "common", "cost": ' + cost + "}"
+    return '{"game": "card-of-gods", "cards": [' + card + "]}"
+
+
+TOO_DEEP = f"The file is nested deeper than {MAX_DEPTH} levels."
+TOO_LONG = "A number in the file has more than 4300 digits."
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        pytest.param("[" * 100_000, TOO_DEEP, id="100000-open-brackets"),  # RecursionError
+        pytest.param(nested(100_000), TOO_DEEP, id="100000-levels"),  # RecursionError
+        pytest.param(card_with(nested(MAX_DEPTH)), TOO_DEEP, id="deep-value"),  # read, too deep
+        pytest.param(card_with('{"life": ' + "9" * 5000 + "}"), TOO_LONG, id="5000-digits"),
+        pytest.param("-" + "1" * 4301, TOO_LONG, id="4301-digits"),  # int()'s ValueError
+    ],
+)
+def test_json_too_deep_or_with_a_number_int_refuses_is_a_file_error(text, message):
+    with pytest.raises(ImportFileError) as raised:
+        importers.load_json(text)
+    assert str(raised.value) == message
+    upload = io.BytesIO(text.encode())
+    upload.name = "cards.json"
+    with pytest.raises(ImportFileError, match=re.escape(message)):
+        read_file(upload)  # as the admin and import_cards read a file
+
+
+def test_json_is_read_up_to_the_depth_limit_and_bad_strings_are_left_to_the_rows():
+    assert importers.load_json(nested(MAX_DEPTH)) == json.loads(nested(MAX_DEPTH))
+    assert importers.load_json("1" * 4300) == int("1" * 4300)
+    # NUL and lone surrogates are not file errors: the rows report them, naming row and field.
+    data = read_file(json_file({"cards": [{"name": "X\x00\ud800", "rarity": "common"}]}))
+    assert data.cards[0].data["name"] == "X\x00\ud800"
 
 
 def test_game_comes_from_the_file_or_the_caller_and_must_agree(game):
@@ -510,6 +555,7 @@ def test_csv_reads_card_and_hero_loyalty(db):
         ("irdya", {"card_type": "spell", "loyalty": "Undead:4"}, "loyalty.points", "3"),
         ("irdya", {"card_type": "spell", "loyalty": "Human:1"}, "loyalty.faction", "Human"),
         ("irdya", {"card_type": "spell", "loyalty": "Undead"}, "loyalty", "Faction:points"),
+        ("irdya", {"card_type": "spell", "loyalty": f"Undead:{'9' * 5000}"}, "loyalty", "large"),
         ("irdya", {"card_type": "spell", "loyalty": "Undead:1|Drakes:1"}, "loyalty", "one"),
     ],
 )

@@ -9,7 +9,6 @@ sections by number, rulings by card and question) and updated in place, so a sec
 nothing. Any bad record fails the command and writes nothing.
 """
 
-import json
 from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
@@ -38,7 +37,7 @@ def load_sample(path: Path) -> str:
     JSON file and the rules files beside it; say what was done. CommandError if anything is bad.
     """
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = importers.load_json(path.read_text(encoding="utf-8"))
         definition = data["game"]
     except (OSError, ValueError, KeyError, TypeError) as e:
         raise CommandError(f"{path.name}: not a sample file ({e}).") from None
@@ -78,7 +77,7 @@ def _load_rules(game):
         if not path.exists():
             continue
         try:
-            entries = json.loads(path.read_text(encoding="utf-8-sig"))
+            entries = importers.load_json(path.read_text(encoding="utf-8-sig"))
             report = load(game=game, entries=entries)
         except (OSError, ValueError) as e:  # services.ContentError is a ValueError
             raise CommandError(f"{path.name}: {e}") from None
