@@ -1,3 +1,4 @@
+from django.core.exceptions import DisallowedHost
 from django.utils.functional import SimpleLazyObject
 
 from .vocabulary import navigation_games
@@ -10,4 +11,32 @@ def navigation(request):
         "nav_games": SimpleLazyObject(
             lambda: navigation_games(getattr(request, "games_version", None))
         )
+    }
+
+
+def site_origin(request) -> str:
+    """`scheme://host` of the request, or "" (addresses stay relative) when the Host header is
+    not one of ALLOWED_HOSTS: the 400 page answers exactly those requests, with the site's
+    layout, and asking for the host again there would raise DisallowedHost inside the error
+    page (a 500 instead of the 400)."""
+    try:
+        return f"{request.scheme}://{request.get_host()}"
+    except DisallowedHost:
+        return ""
+
+
+def page_urls(request):
+    """The page's absolute address for og:url: `page_url` with its query, `canonical_url`
+    without. Templates take them from here, never from request.build_absolute_uri or
+    request.get_host, so that no page, error pages included, can raise DisallowedHost."""
+
+    def page_url():
+        try:
+            return request.build_absolute_uri()
+        except DisallowedHost:
+            return request.get_full_path()
+
+    return {
+        "page_url": SimpleLazyObject(page_url),
+        "canonical_url": SimpleLazyObject(lambda: site_origin(request) + request.path),
     }
