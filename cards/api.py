@@ -20,7 +20,7 @@ from rest_framework import permissions, serializers, viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response
 
-from . import rulebook, services, vocabulary
+from . import filters, rulebook, services, vocabulary
 from .filters import CardFilter
 from .models import (
     SEARCH_MAX_LENGTH,
@@ -450,7 +450,7 @@ class FormatViewSet(viewsets.ReadOnlyModelViewSet):
         return Format.objects.filter(game=game).select_related("game")
 
 
-@method_decorator(anonymous_page, name="dispatch")  # reads: cached for anonymous readers
+@method_decorator(anonymous_page(reads=filters.reads), name="dispatch")  # kept for anonymous
 class GameScopedViewSet(viewsets.ModelViewSet):
     permission_classes = [IsStaffOrReadOnly]
     lookup_field = "slug"
@@ -572,7 +572,7 @@ class GlossaryTermSerializer(serializers.ModelSerializer):
         return self.context["request"].build_absolute_uri(f"{page}#{term.slug}")
 
 
-@method_decorator(anonymous_page, name="dispatch")
+@method_decorator(anonymous_page(reads={"q", *filters.LIST_PARAMETERS}), name="dispatch")
 class RulesReadOnly(viewsets.GenericViewSet):
     """Read-only, for anyone; the game comes from the URL (404 when unknown)."""
 

@@ -1,6 +1,7 @@
 """The card filters, shared by the card browser page and the API (one definition for both)."""
 
 import difflib
+import re
 
 import django_filters
 from django import forms
@@ -332,3 +333,18 @@ class GameFilterBackend(DjangoFilterBackend):
         kwargs = super().get_filterset_kwargs(request, queryset, view)
         kwargs["game"] = view.game
         return kwargs
+
+
+# Query parameters of card lists besides the filters: the page, the API's page size and format.
+LIST_PARAMETERS = frozenset({"page", "page_size", "format"})
+STAT_RANGE = re.compile(r"[-\w]+_(min|max)")
+
+
+def reads(name: str) -> bool:
+    """Whether a card list reads the query parameter `name` (cards.pagecache keeps only pages
+    asked with parameters they read)."""
+    return (
+        name in CardFilter.base_filters
+        or name in LIST_PARAMETERS
+        or bool(STAT_RANGE.fullmatch(name))
+    )

@@ -14,20 +14,15 @@ pages the same. A word search counted to `FEW` matches or fewer reads its page t
 search index and sorts it (`sorted_apart`).
 """
 
-from django.conf import settings
-from django.core.cache import caches
 from django.core.paginator import EmptyPage, Page, PageNotAnInteger, Paginator
 from django.db import connection
 from django.db.models import F
 from django.db.models.functions import Coalesce
 from django.utils.functional import cached_property
 
-from .pagecache import entry_key
-
 COUNT_CAP = 1000
 ESTIMATE_MARGIN = 2
 FEW = 500  # matches of a word search sorted apart (sorted_apart)
-COUNT_SECONDS = 24 * 60 * 60  # a count kept under a version (CappedPaginator) unused for a day
 
 
 def capped_count(rows, cap: int) -> int:
@@ -76,13 +71,9 @@ class OpenPage(Page):
 
 
 class CappedPaginator(Paginator):
-    def __init__(self, object_list, per_page, *, cap: int | None = None, version=None, **kwargs):
-        """`version`: what the rows' data is at (e.g. the game's `rules_version`, which every
-        change to its cards moves): the count is then kept in the pages cache under it and
-        the query, and read from there while both are the same (PAGE_CACHE on)."""
+    def __init__(self, object_list, per_page, *, cap: int | None = None, **kwargs):
         super().__init__(object_list, per_page, **kwargs)
         self.cap = COUNT_CAP if cap is None else cap
-        self.version = version
 
     @cached_property
     def count(self) -> int:
@@ -91,15 +82,7 @@ class CappedPaginator(Paginator):
         rows = self.object_list
         if not hasattr(rows, "values"):
             return len(rows)
-        if self.version is None or not settings.PAGE_CACHE:
-            return capped_count(rows, self.cap)
-        sql, params = rows.order_by().values("pk").query.sql_with_params()
-        key = entry_key("count", self.version, self.cap, sql, params)
-        count = caches["pages"].get(key)
-        if count is None:
-            count = capped_count(rows, self.cap)
-            caches["pages"].set(key, count, COUNT_SECONDS)
-        return count
+        return capped_count(rows, self.cap)
 
     @property
     def capped(self) -> bool:
@@ -145,11 +128,10 @@ class CappedPaginator(Paginator):
             return self.page(1)
 
 
-def paginate(request, items, per_page: int, *, cap: int | None = None, version=None) -> Page:
+def paginate(request, items, per_page: int, *, cap: int | None = None) -> Page:
     """The page `?page=` asks for, with `elided_range`: the page numbers to link (none when the
-    count is capped: the template links the previous and next pages only). `version`: see
-    CappedPaginator."""
-    paginator = CappedPaginator(items, per_page, cap=cap, version=version)
+    count is capped: the template links the previous and next pages only)."""
+    paginator = CappedPaginator(items, per_page, cap=cap)
     page = paginator.get_page(request.GET.get("page"))
     page.elided_range = (
         []

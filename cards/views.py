@@ -35,7 +35,7 @@ from django.utils.safestring import SafeString, mark_safe
 from django.views.decorators.cache import cache_control
 from django.views.decorators.http import require_safe
 
-from . import faces, legality, rulebook, vocabulary
+from . import faces, filters, legality, rulebook, vocabulary
 from .filters import CardFilter
 from .glossary import Glossary, rules_for_card
 from .models import (
@@ -195,7 +195,7 @@ def format_detail(request, game, slug):
 
 
 @require_safe
-@anonymous_page
+@anonymous_page(reads=filters.reads)
 def card_list(request, game):
     game = vocabulary.game_or_404(request, game)  # its vocabulary: CardFilter's choices
     filterset = CardFilter(
@@ -269,7 +269,7 @@ def suggest(request, game, kind):
 
 
 @require_safe
-@anonymous_page
+@anonymous_page(kind="card")
 def card_detail(request, game, slug):
     game = vocabulary.game_or_404(request, game)
     card = get_object_or_404(Card.objects.filter(game=game).for_listing(game), slug=slug)
@@ -337,7 +337,7 @@ class LeaderSearchForm(forms.Form):
 
 
 @require_safe
-@anonymous_page
+@anonymous_page(reads={"q", "page"})
 def leader_list(request, game):
     """The leaders, LEADERS_PER_PAGE a page, those whose name holds `q` (any case): the game's
     cached vocabulary holds them with their colours, factions and loyalty, so the page costs
@@ -362,7 +362,7 @@ def leader_list(request, game):
 
 
 @require_safe
-@anonymous_page
+@anonymous_page(reads={"page"})
 def leader_detail(request, game, slug):
     game = vocabulary.game_or_404(request, game)
     leader = vocabulary.of(game).leader_by_slug.get(slug)
@@ -581,7 +581,7 @@ def rule_section(request, game, number):
 
 
 @require_safe
-@anonymous_page
+@anonymous_page(reads={"q", "page"})
 def rule_search(request, game):
     """Current sections matching the query, best first, with highlighted snippets."""
     game = _get_game(request, game)

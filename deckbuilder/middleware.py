@@ -1,10 +1,11 @@
-"""Requests refused before any view or the database sees them."""
+"""Requests refused before any view or the database sees them; answers kept private."""
 
 from urllib.parse import unquote_to_bytes
 
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
 from django.http.request import RawPostDataException, UnreadablePostError
+from django.utils.cache import patch_cache_control
 
 from .api_errors import is_api, refuse
 
@@ -58,3 +59,18 @@ class RequestGuardMiddleware:
             detail = f"The request body is larger than {limit:,} bytes."
             return refuse(request, 413, "request_too_large", "Request too large", detail)
         return self.get_response(request)
+
+
+class PrivateAnswerMiddleware:
+    """`Cache-Control: private` on every answer to a signed-in reader (a session or an API
+    token): it may hold what only they may see (My decks, a private deck, its export), so no
+    shared cache or proxy may keep it."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        response = self.get_response(request)
+        if "HTTP_AUTHORIZATION" in request.META or request.user.is_authenticated:
+            patch_cache_control(response, private=True)
+        return response

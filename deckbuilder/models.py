@@ -100,12 +100,6 @@ class Deck(models.Model):
             models.Index(fields=["visibility", "-copies", "-updated"], name="deck_most_copied"),
         ]
 
-    @classmethod
-    def from_db(cls, db, field_names, values):
-        deck = super().from_db(db, field_names, values)
-        deck.stored_visibility = deck.__dict__.get("visibility")  # as read (signals)
-        return deck
-
     def __str__(self):
         return self.name
 

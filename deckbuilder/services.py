@@ -18,7 +18,7 @@ from django.db.models import F, Q
 from django.http import Http404
 from django.utils import timezone
 
-from cards import legality, pagecache, vocabulary
+from cards import legality, vocabulary
 from cards.models import Card, Format, Game, Leader
 from cards.vocabulary import prefetched
 
@@ -418,8 +418,6 @@ def deck_copy(*, deck: Deck, owner) -> Deck:
     )
     if owner.pk != deck.owner_id:
         Deck.objects.filter(pk=deck.pk).update(copies=F("copies") + 1)
-        if deck.visibility == Visibility.PUBLIC:  # listed with its copies
-            pagecache.changed(pagecache.DECKS)
     return copy
 
 
@@ -524,12 +522,16 @@ def parse_deck_text(
         if not match:
             errors.append(f"line {number}: expected 'N Card Name', got {line!r}")
             continue
-        count, name = int(match["count"]), match["name"]
+        digits, name = match["count"].lstrip("0") or "0", match["name"]
+        # Ten digits or more are too many copies, whatever the number: int() is not asked (it
+        # refuses strings of more than 4,300 digits, sys.get_int_max_str_digits(): ValueError).
+        count = int(digits) if len(digits) < 10 else None
         card = cards.get(name.casefold())
         if card is None:
             errors.append(f"line {number}: no card named {name!r} in {game.name}")
-        elif not 1 <= count <= MAX_COPIES:
-            errors.append(f"line {number}: count must be from 1 to {MAX_COPIES}, got {count}")
+        elif count is None or not 1 <= count <= MAX_COPIES:
+            got = count if count is not None else f"a number of {len(digits):,} digits"
+            errors.append(f"line {number}: count must be from 1 to {MAX_COPIES}, got {got}")
         elif (card, section) in contents:
             errors.append(f"line {number}: {card.name} is listed twice in this section")
         else:

@@ -92,6 +92,7 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "deckbuilder.middleware.PrivateAnswerMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "axes.middleware.AxesMiddleware",  # last: turns a lockout into the "too many attempts" page
@@ -111,6 +112,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "cards.context_processors.navigation",
+                "cards.context_processors.page_urls",  # og:url, safe for a host not allowed
             ],
         },
     },
@@ -156,17 +158,17 @@ def env_cache(name: str, default: str = "db://django_cache") -> dict:
     return {"BACKEND": backend, "LOCATION": location, "KEY_PREFIX": "deckbuilder"}
 
 
-# Throttles and anything else that must hold across app servers live in this cache.
+# What every process reads of a game (cards.vocabulary), shared by the app servers. Nothing that
+# correctness or security depends on lives in a cache: sessions and log-in throttles are rows of
+# the database, which page traffic can neither fill nor cull.
 CACHES = {"default": env_cache("CACHE_URL")}
 
 # Whole pages for anonymous readers (cards.pagecache), kept per process unless PAGE_CACHE_URL
-# shares them. Off when developing (a template edited under runserver changes no generation)
-# and in tests, which turn it on where they test it.
-PAGE_CACHE = env_bool("PAGE_CACHE", not DEBUG and not TESTING)
+# shares them. Off when developing (a template edited under runserver is not a new release).
+PAGE_CACHE = env_bool("PAGE_CACHE", not DEBUG)
 CACHES["pages"] = env_cache("PAGE_CACHE_URL", "locmem://pages")
 if CACHES["pages"]["BACKEND"].endswith("LocMemCache"):
-    # Pages (kept compressed: ~5-20 KB) and the builder's card rows (~3.5 KB): at most ~20 MB
-    # a process, mostly far less; the least recently used go first.
+    # Pages kept compressed (~5-20 KB): at most ~20 MB a process, mostly far less.
     CACHES["pages"]["OPTIONS"] = {"MAX_ENTRIES": 2000}
 
 # Proxies whose X-Forwarded-For and X-Forwarded-Proto are believed (addresses or networks,
@@ -204,12 +206,13 @@ RULES_CACHE_SECONDS = env_int("RULES_CACHE_SECONDS", 0 if TESTING else 1)
 
 # Password guessing: after AXES_FAILURE_LIMIT failures for one username, or from one client
 # address, every login path (site, admin, API token) refuses for AXES_COOLOFF_MINUTES, counted
-# in the shared cache. A refused try restarts the wait.
+# in the database (never a cache, which other traffic could fill and cull). A refused try
+# restarts the wait.
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
     "django.contrib.auth.backends.ModelBackend",
 ]
-AXES_HANDLER = "axes.handlers.cache.AxesCacheHandler"
+AXES_HANDLER = "axes.handlers.database.AxesDatabaseHandler"
 AXES_FAILURE_LIMIT = env_int("AXES_FAILURE_LIMIT", 10)
 AXES_COOLOFF_MINUTES = env_int("AXES_COOLOFF_MINUTES", 15)
 AXES_COOLOFF_TIME = timedelta(minutes=AXES_COOLOFF_MINUTES)

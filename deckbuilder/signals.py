@@ -5,17 +5,15 @@ import; every deck that uses what changed is judged again. (`cards` never import
 dependency points this way.)
 """
 
-from django.contrib.auth import get_user_model
 from django.db.models import Q
 from django.db.models.signals import m2m_changed, post_delete, post_save
 from django.dispatch import receiver
 
-from cards import pagecache
 from cards.models import Card, Format, Game, Keyword, Leader, Loyalty
 from cards.signals import bulk_written
 
 from . import services
-from .models import Deck, Visibility
+from .models import Deck
 
 
 def _refresh(decks):
@@ -92,24 +90,3 @@ for through, handler in [
     (Leader.keywords.through, _leader_relation_changed),
 ]:
     m2m_changed.connect(handler, sender=through, dispatch_uid=f"refresh-decks-{through.__name__}")
-
-
-# Anonymous pages cached whole (cards.pagecache) list public decks (public decks, a card's
-# decks) with their owners' names: a deck that is or was public, written, renders them again.
-# A deck's own page moves with the deck's own generation: an unlisted deck written renders
-# only its page again; a deck private when read and written is on no anonymous page. A copy
-# counts on the original (services.deck_copy moves it).
-@receiver([post_save, post_delete], sender=Deck)
-def deck_written(sender, instance, raw=False, **kwargs):
-    was = getattr(instance, "stored_visibility", None)
-    if raw or instance.visibility == was == Visibility.PRIVATE:
-        return
-    pagecache.changed(pagecache.deck(instance.share_id))
-    if Visibility.PUBLIC in (instance.visibility, was):
-        pagecache.changed(pagecache.DECKS)
-
-
-@receiver(post_save, sender=get_user_model())
-def user_saved(sender, update_fields=None, raw=False, **kwargs):
-    if not raw and not (update_fields and set(update_fields) <= {"last_login", "password"}):
-        pagecache.changed(pagecache.DECKS)  # a renamed owner

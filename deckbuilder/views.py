@@ -9,30 +9,23 @@ The builder's +/− are plain POST forms that redirect back (no JavaScript neede
 panel (counter, legality, problems, stats) and a status line, all swapped out of band.
 """
 
-from types import SimpleNamespace
-
-from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.core.cache import caches
 from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
 from django.db import connection, transaction
 from django.db.models import Exists, OuterRef
 from django.http import Http404, HttpResponse, JsonResponse
-from django.middleware.csrf import get_token
 from django.shortcuts import get_object_or_404, redirect, render
-from django.template.loader import get_template
 from django.utils.cache import patch_vary_headers
-from django.utils.safestring import mark_safe
 from django.utils.text import slugify
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
-from cards import legality, pagecache, vocabulary
+from cards import legality, vocabulary
 from cards.filters import CardFilter
 from cards.models import Card, Game, Leader
-from cards.pagecache import anonymous_page, csrf_stand_in, entry_key, private_page
+from cards.pagecache import anonymous_page
 from cards.pagination import paginate as paginate_capped
 from cards.vocabulary import prefetched
 
@@ -49,7 +42,6 @@ from .forms import (
 from .models import Deck, DeckCard
 
 CARDS_PER_PAGE = 60
-ROW_SECONDS = 24 * 60 * 60  # a builder row unused for a day goes (_row_html)
 DECKS_PER_PAGE = 20
 
 
@@ -244,49 +236,6 @@ def _card_rows(cards, *, deck: Deck, entries, leader: Leader | None) -> list[Car
     return cards
 
 
-def _row_html(listed, *, deck: Deck, entries, leader: Leader | None) -> list:
-    """The listed cards (Cards for_listing, or rows with `pk` and `slug` only, when the pages
-    cache may have their rows), each with its builder row's HTML as `row_html`: the Card when
-    its row was rendered here, else a row with `pk` and `slug`.
-
-    A row shows the card, why the leader may not use it, its counts in the deck and the deck's
-    problems about it, and nothing else of the deck or the request (its forms post to the
-    page's own address and hold the CSRF token's stand-in). So it is rendered once per game
-    version, leader, format, counts and problems, and kept in the pages cache: on most pages of
-    most decks every row is, and cards are read (one query) only for the rows that are not."""
-    game, pages = deck.game, caches["pages"]
-    counts: dict[int, list] = {}
-    for e in entries:
-        counts.setdefault(e.card_id, []).append((e.section, e.count))
-    problems: dict[str, list[str]] = {}
-    for problem in deck.problems:
-        problems.setdefault(problem.get("card"), []).append(problem["message"])
-    listed = list(listed)
-    keys = {}
-    for row in listed:
-        seen = (game.pk, game.rules_version, row.pk, leader.pk if leader else None)
-        seen += (deck.format_id, sorted(counts.get(row.pk, ())), problems.get(row.slug))
-        keys[row.pk] = entry_key("row", *seen)
-    html = pages.get_many(list(keys.values())) if settings.PAGE_CACHE else {}
-    missing = [row for row in listed if keys[row.pk] not in html]
-    if missing and not isinstance(missing[0], Card):
-        missing = Card.objects.filter(pk__in=[row.pk for row in missing]).for_listing(game)
-    template, drawn = get_template("deckbuilder/partials/card_row.html"), {}
-    context = {"game": game, "leader": leader, "several_sections": len(deck.format.slugs) > 1}
-    context["csrf_token"] = csrf_stand_in()
-    for card in _card_rows(missing, deck=deck, entries=entries, leader=leader):
-        html[keys[card.pk]] = template.render({**context, "card": card})
-        drawn[card.pk] = card
-    if drawn and settings.PAGE_CACHE:
-        pages.set_many({keys[pk]: html[keys[pk]] for pk in drawn}, ROW_SECONDS)
-    shown = []
-    for row in listed:
-        card = drawn.get(row.pk) or SimpleNamespace(pk=row.pk, slug=row.slug)
-        card.row_html = mark_safe(html[keys[row.pk]])  # noqa: S308 (rendered above)
-        shown.append(card)
-    return shown
-
-
 def _own_deck(request, share_id: str, *, lock: bool = False) -> Deck:
     """The deck if the user owns it; 404 if they cannot see it, 403 if they only can see it."""
     deck = _deck_or_404(request, share_id, lock=lock)
@@ -321,7 +270,6 @@ def _render_builder(
     error=None,
     count_errors=(),
     status=200,
-    csrf_token=None,
 ):
     game = deck.game  # with its vocabulary (_own_deck)
     leader = _leader(deck)
@@ -337,14 +285,8 @@ def _render_builder(
     filterset = CardFilter(data, queryset=cards, game=game)
     valid = filterset.is_valid()
     if valid:
-        listed = filterset.qs.for_listing(game)
-        if settings.PAGE_CACHE:  # the rows are likely kept: read only what finds them
-            listed = filterset.qs.values_list("pk", "slug", named=True)
-        # Which cards a leader may use changes only with the game's reference data: the count
-        # is kept under its rules_version (a deck's own changes do not move it).
-        version = (game.pk, game.rules_version)
-        page = paginate_capped(request, listed, CARDS_PER_PAGE, version=version)
-        rows = _row_html(page.object_list, deck=deck, entries=entries, leader=leader)
+        page = paginate_capped(request, filterset.qs.for_listing(game), CARDS_PER_PAGE)
+        rows = _card_rows(page.object_list, deck=deck, entries=entries, leader=leader)
     else:
         page, rows = None, []
 
@@ -379,13 +321,7 @@ def _render_builder(
         "quick_add_name": request.POST.get("name", "") if count_errors else "",
         "action_url": request.get_full_path(),
     }
-    if csrf_token:  # cards.pagecache.private_page's stand-in: it puts the token in
-        context["csrf_token"] = csrf_token
-        return render(request, "deckbuilder/deck_edit.html", context, status=status)
-    response = render(request, "deckbuilder/deck_edit.html", context, status=status)
-    token = get_token(request).encode()  # for the rows' stand-in (_row_html)
-    response.content = response.content.replace(csrf_stand_in().encode(), token)
-    return response
+    return render(request, "deckbuilder/deck_edit.html", context, status=status)
 
 
 def _change_count(request, share_id: str):
@@ -469,13 +405,7 @@ def deck_edit(request, share_id):
     deck = _own_deck(request, share_id)
     if request.method == "POST":
         return _save_settings(request, deck)
-    # Kept while the deck's row (every change to the deck saves it: services), its game's
-    # reference data and the games in the navigation are the same.
-    state = [getattr(deck, field.attname) for field in Deck._meta.concrete_fields]
-    state += [deck.game.rules_version, deck.games_version]
-    return _new_hand(request) or private_page(
-        request, state, lambda token: _render_builder(request, deck, csrf_token=token)
-    )
+    return _new_hand(request) or _render_builder(request, deck)
 
 
 @login_required
@@ -567,7 +497,7 @@ def deck_import(request):
 
 
 @require_safe
-@anonymous_page(own=lambda share_id: pagecache.deck(share_id))
+@anonymous_page(reads={"hand", "draw"}, kind="deck")
 def deck_detail(request, share_id):
     """The deck's share page: anyone for unlisted and public decks, the owner for private ones.
     Two queries, whatever the deck's size: the deck (with its game, whose vocabulary is cached),
@@ -648,7 +578,6 @@ def my_decks(request):
 
 
 @require_safe
-@anonymous_page
 def deck_list(request):
     """Public decks, newest (last updated) or most copied first; filters (GET): game, format,
     leader and card (a slug, a name or the start of one). With htmx the form swaps in only

@@ -168,7 +168,7 @@ def main() -> int:
             env,
         )
         wait_for_port(redis_port, redis)
-        if args.sample:  # with Redis up: writes tell the pages cache (cards.pagecache)
+        if args.sample:  # with Redis up: the vocabulary it reads goes to the shared cache
             subprocess.run([*manage, "load_sample_data"], cwd=ROOT, env=env, check=True, **quiet)
         apps = []
         for n, app_port in enumerate(app_ports, 1):

@@ -253,12 +253,22 @@ def pytest_collection_modifyitems(items):
     items.sort(key=transactional)
 
 
+@pytest.fixture
+def uncached(settings):
+    """Pages rendered for every request (cards.pagecache off): what a page itself queries."""
+    settings.PAGE_CACHE = False
+
+
 @pytest.fixture(autouse=True)
-def _fresh_rules_cache():
+def _fresh_caches():
     """Each test sees its own data: rolled-back tests can reuse a rules_version number (and a
-    game id, on SQLite), so what a process caches under them goes. (The shared cache is the
+    game or deck id, on SQLite), so what a process caches under them goes: the engine's
+    catalogue, the vocabulary and the pages (on, as in production). (The shared cache is the
     database table in tests: rolled back with each test.)"""
+    from django.core.cache import caches
+
     from cards import catalogue, vocabulary
 
     catalogue.clear()
     vocabulary.clear()
+    caches["pages"].clear()

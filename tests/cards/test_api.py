@@ -143,6 +143,7 @@ def test_bad_filter_values_answer_400_naming_the_filter(api, params):
 
 
 @pytest.mark.parametrize("params", [{}, {"q": "filler"}], ids=["all", "search"])
+@pytest.mark.usefixtures("uncached")  # the page's own queries
 def test_card_list_takes_three_queries_whatever_the_page_size(api, game, params):
     for i in range(30):
         services.save_card(

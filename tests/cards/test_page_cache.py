@@ -40,6 +40,7 @@ def queries_of(client, url) -> list[str]:
 # --- where it is kept ---------------------------------------------------------------------
 
 
+@pytest.mark.usefixtures("uncached")  # the page's own queries
 def test_a_warm_process_reads_only_the_games_row_for_the_game_page(client, game):
     url = reverse("game-detail", kwargs={"game": GAME})
     client.get(url)
@@ -47,6 +48,7 @@ def test_a_warm_process_reads_only_the_games_row_for_the_game_page(client, game)
     assert '"cards_game"' in only and "cards_colour" not in only
 
 
+@pytest.mark.usefixtures("uncached")  # the page's own queries
 def test_a_process_without_it_takes_the_vocabulary_and_games_from_the_shared_cache(client, game):
     url = reverse("game-detail", kwargs={"game": GAME})
     client.get(url)  # read from the database once, stored in the shared cache
@@ -256,6 +258,7 @@ def test_the_games_version_moves_when_a_game_is_added_renamed_or_removed(game):
     assert removed == start  # the same games as at the start, unchanged: the same list
 
 
+@pytest.mark.usefixtures("uncached")  # the page's own queries
 def test_the_navigation_shows_a_game_added_renamed_or_removed_on_the_next_request(client, game):
     before = nav_names(client)
     assert "Card of Gods" in before and "New Game" not in before

@@ -12,7 +12,7 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from cards import services
-from cards.models import Card, Game, Leader
+from cards.models import Card, Leader
 from cards.views import CARDS_PER_PAGE, LEADERS_PER_PAGE, leaders_able_to_use
 from tests.html import meta, text_of
 
@@ -103,7 +103,9 @@ def test_home_shows_each_game_with_card_and_leader_counts(client, game):
 def test_og_image_only_when_the_card_has_an_image(client, game):
     url = reverse("card-detail", kwargs={"game": GAME, "slug": "healing"})
     assert meta(client.get(url), "property", "og:image") is None
-    Card.objects.filter(slug="healing").update(image="https://img.example.com/healing.png")
+    healing = Card.objects.get(game=game, slug="healing")
+    healing.image = "https://img.example.com/healing.png"
+    healing.save()
     assert meta(client.get(url), "property", "og:image") == "https://img.example.com/healing.png"
 
 
@@ -427,7 +429,8 @@ def test_leader_page_paginates_the_usable_cards(client, game):
 def test_sample_pool_notice_shows_only_for_sample_games(client, game, name, kwargs):
     url = reverse(name, kwargs=kwargs)
     assert "not the official card list" in text_of(client.get(url))
-    Game.objects.filter(pk=game.pk).update(is_sample=False)
+    game.is_sample = False
+    game.save()
     assert "not the official card list" not in text_of(client.get(url))
 
 
@@ -494,6 +497,7 @@ def everyone(game):
     ],
     ids=["all", "search", "leader", "every-filter"],
 )
+@pytest.mark.usefixtures("uncached")  # the page's own queries
 def test_card_list_takes_the_same_few_queries_for_2_cards_as_for_30(client, game, query, expected):
     everyone(game)
     url = f"/games/{GAME}/cards/?{query}"
@@ -509,6 +513,7 @@ def test_card_list_takes_the_same_few_queries_for_2_cards_as_for_30(client, game
     assert with_two == with_thirty == expected
 
 
+@pytest.mark.usefixtures("uncached")  # the page's own queries
 def test_card_list_cards_show_their_colours_keywords_and_rarity_from_the_cache(client, game):
     make_cards(game, "Bulk", 3)
     client.get(f"/games/{GAME}/cards/?q=bulk")
@@ -523,6 +528,7 @@ def test_card_list_cards_show_their_colours_keywords_and_rarity_from_the_cache(c
     assert "❦ Green" in text_of(response)
 
 
+@pytest.mark.usefixtures("uncached")  # the page's own queries
 def test_leader_page_takes_three_queries_for_few_or_many_usable_cards(client, game):
     url = reverse("leader-detail", kwargs={"game": GAME, "slug": "kellantra"})
     before, _ = steady_queries(client, url)
@@ -534,6 +540,7 @@ def test_leader_page_takes_three_queries_for_few_or_many_usable_cards(client, ga
     assert before == after == 3
 
 
+@pytest.mark.usefixtures("uncached")  # the page's own queries
 def test_card_page_takes_five_queries_for_few_or_many_leaders(client, game):
     url = reverse("card-detail", kwargs={"game": GAME, "slug": "quiet-prayer"})
     before, _ = steady_queries(client, url)
@@ -552,6 +559,7 @@ def test_card_page_takes_five_queries_for_few_or_many_leaders(client, game):
     assert before == after == 5
 
 
+@pytest.mark.usefixtures("uncached")  # the page's own queries
 def test_card_page_with_rulings_takes_one_more_query_for_the_rules_links(client, sample_rules):
     ruled = sample_rules.cards.filter(rulings__isnull=False).first()
     _, response = steady_queries(client, ruled.get_absolute_url())
@@ -560,6 +568,7 @@ def test_card_page_with_rulings_takes_one_more_query_for_the_rules_links(client,
     assert count_queries(client, ruled.get_absolute_url())[0] == 6
 
 
+@pytest.mark.usefixtures("uncached")  # the page's own queries
 def test_leader_list_takes_one_query_for_3_or_200_leaders(client, game):
     url = reverse("leader-list", kwargs={"game": GAME})
     three, _ = steady_queries(client, url)

@@ -51,6 +51,7 @@ def test_tree_has_every_section_nested_with_number_anchor_title_url_and_children
     assert [n["number"] for n in colour["children"]] == ["5.5.1", "5.5.2", "5.5.3"]
 
 
+@pytest.mark.usefixtures("uncached")  # the page's own queries
 def test_tree_takes_as_many_queries_for_many_more_sections(api, game):
     def queries():
         with CaptureQueriesContext(connection) as ctx:

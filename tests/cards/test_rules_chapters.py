@@ -250,6 +250,7 @@ def test_whole_print_keeps_every_section_and_links_to_each_chapter(client, chapt
 # --- obsolete sections ------------------------------------------------------------------------
 
 
+@pytest.mark.usefixtures("uncached")  # reads the context of a page asked again
 def test_obsolete_sections_are_left_out_of_contents_chapters_and_print(client, chaptered, large):
     services.import_rules(game=chaptered, text=rules_text(drop=("3", "200.1b")))
     obsolete = RuleSection.objects.filter(game=chaptered, obsolete_since__isnull=False)
@@ -321,6 +322,7 @@ PAGES = [  # (name, number, htmx, queries)
 @pytest.mark.parametrize(
     ("name", "number", "htmx", "queries"), PAGES, ids=[f"{p[0]}-{p[2]}" for p in PAGES]
 )
+@pytest.mark.usefixtures("uncached")  # the page's own queries
 def test_pages_take_a_constant_number_of_queries(
     client, chaptered, django_assert_num_queries, name, number, htmx, queries
 ):
@@ -335,6 +337,7 @@ def test_pages_take_a_constant_number_of_queries(
     assert RuleSection.objects.live().filter(game=chaptered).count() == 117
 
 
+@pytest.mark.usefixtures("uncached")  # the page's own queries
 def test_contents_of_a_large_rulebook_take_one_more_query_whatever_its_size(
     client, chaptered, large, django_assert_num_queries
 ):

@@ -114,6 +114,7 @@ def test_contents_is_a_nested_list_of_every_section_with_numbers_and_links(clien
     assert "5.5 Colour matching" in text_of(response)
 
 
+@pytest.mark.usefixtures("uncached")  # the page's own queries
 def test_contents_takes_as_many_queries_for_many_more_sections(client, game):
     before, _ = count_queries(client, url("rule-index"))
     for i in range(1, 31):
@@ -173,6 +174,7 @@ def test_section_page_lists_the_terms_it_defines(client):
     assert f'href="{url("rule-glossary")}#waiting-activation"' in html_of(response)
 
 
+@pytest.mark.usefixtures("uncached")  # the page's own queries
 def test_section_page_takes_as_many_queries_for_many_more_subsections(client, game):
     path = url("rule-section", number="13")
     before, _ = count_queries(client, path)
@@ -261,6 +263,7 @@ def test_search_of_more_than_200_characters_is_400_with_the_error(client):
     assert "at most 200 characters" in text_of(response)
 
 
+@pytest.mark.usefixtures("uncached")  # the page's own queries
 def test_search_page_takes_as_many_queries_for_more_results(client, game):
     path = url("rule-search") + "?q=faith"
     before, response = count_queries(client, path)

@@ -4,14 +4,21 @@ characters, `%` in filters, large bodies, server errors and a database that is d
 import json
 
 import pytest
+from django.conf import settings as django_settings
+from django.core.exceptions import PermissionDenied, SuspiciousOperation
 from django.db import OperationalError, connection
+from django.http import Http404
 from django.test import Client
+from django.utils.module_loading import import_string
 from rest_framework import serializers
 
+from cards.text import MAX_DEPTH
+from deckbuilder import api_errors
 from deckbuilder.api_errors import exception_handler
-from deckbuilder.parsers import MAX_DEPTH
+from deckbuilder.models import Deck
 from tests.conftest import api_client
 from tests.deckbuilder.test_api import make_deck
+from tests.html import meta
 
 pytestmark = pytest.mark.django_db
 
@@ -202,6 +209,119 @@ def test_a_server_error_is_json_under_the_api_and_the_500_page_elsewhere(monkeyp
     response = no_raise(api_client()).post(VALIDATE, body, format="json")
     error(response, 500, "server_error")
     assert "Something went wrong" in page(no_raise(client).get("/"), 500)
+
+
+# --- a Host header not in ALLOWED_HOSTS ----------------------------------------------------------
+
+EVIL_HOST = "evil.example"
+
+
+@pytest.mark.parametrize("raise_request_exception", [True, False])
+@pytest.mark.parametrize("url", ["/", "/no-such-page/", "/decks/?q=1"])
+def test_a_host_not_allowed_is_the_400_page_not_a_500(raise_request_exception, url):
+    """The 400 page (which has the site's layout and its og:url) must not ask for the host
+    again: that raised DisallowedHost inside the error page, and the answer was a 500."""
+    client = Client(raise_request_exception=raise_request_exception)
+    response = client.get(url, HTTP_HOST=EVIL_HOST)
+    html = page(response, 400)
+    assert "<title>Bad request · Deckbuilder</title>" in html
+    assert meta(response, "property", "og:url") == url  # relative: the host is not ours
+    assert EVIL_HOST not in html
+
+
+def test_a_host_not_allowed_with_a_nul_or_a_large_body_is_refused_not_a_500(settings):
+    """deckbuilder.middleware refuses these before CommonMiddleware checks the host: its error
+    page is the first to render for such a request."""
+    client = Client(raise_request_exception=False)
+    assert "NUL characters" in page(client.get("/decks/%00/", HTTP_HOST=EVIL_HOST), 400)
+    settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 1000
+    response = client.post("/accounts/login/", {"username": "x" * 2000}, HTTP_HOST=EVIL_HOST)
+    assert "Request too large" in page(response, 413)
+
+
+def test_every_error_page_renders_for_a_host_not_allowed(rf):
+    """Each error view, the CSRF failure page included, renders without raising again for a
+    request whose host is not allowed: whichever refusal comes first, it is what answers."""
+    request = rf.get("/somewhere/?x=1", HTTP_HOST=EVIL_HOST)
+    csrf_failure = import_string(django_settings.CSRF_FAILURE_VIEW)
+    responses = [
+        (400, api_errors.bad_request(request, SuspiciousOperation("no"))),
+        (403, api_errors.permission_denied(request, PermissionDenied())),
+        (404, api_errors.page_not_found(request, Http404())),
+        (500, api_errors.server_error(request)),
+        (403, csrf_failure(request, reason="CSRF cookie not set.")),
+        (413, api_errors.error_page(request, 413, "Request too large", "Too large.")),
+    ]
+    for status, response in responses:
+        assert EVIL_HOST not in page(response, status)
+    # The site's layout, with an address of the page that stays relative; 500.html and Django's
+    # CSRF page render without the request, and have no og:url.
+    here = "/somewhere/?x=1"
+    og_urls = [meta(response, "property", "og:url") for _, response in responses]
+    assert og_urls == [here, here, here, None, None, here]
+
+
+@pytest.mark.parametrize(
+    "url, status, title, description",
+    [
+        ("/no-such-page/", 404, "Page not found", "This page does not exist on Deckbuilder."),
+        ("/", 500, "Server error", "Something went wrong on Deckbuilder."),
+    ],
+)
+def test_the_404_and_500_pages_keep_their_titles_and_meta(
+    monkeypatch, url, status, title, description
+):
+    monkeypatch.setattr("cards.views.render", lambda *args, **kwargs: 1 / 0)
+    response = Client(raise_request_exception=False).get(url)
+    html = page(response, status)
+    assert f"<title>{title} · Deckbuilder</title>" in html
+    assert meta(response, "name", "description") == description
+    assert meta(response, "property", "og:title") == title
+    assert meta(response, "property", "og:description") == description
+    assert meta(response, "property", "og:site_name") == "Deckbuilder"
+    assert meta(response, "name", "robots") == "noindex"
+    if status == 404:  # 500.html renders without the request: it has no og:url
+        assert meta(response, "property", "og:url") == f"http://testserver{url}"
+
+
+# --- deck text -----------------------------------------------------------------------------------
+
+# Counts int() refuses (more than 4,300 digits: ValueError) and what the line error says of each.
+HUGE_COUNTS = [
+    pytest.param("9" * 5000, "a number of 5,000 digits", id="5000-digits"),
+    pytest.param("1" * 4301, "a number of 4,301 digits", id="4301-digits"),
+]
+
+
+@pytest.mark.parametrize("count, got", HUGE_COUNTS)
+def test_a_deck_text_count_of_thousands_of_digits_is_a_line_error_in_the_api_and_writes_nothing(
+    alice, count, got
+):
+    before = Deck.objects.count()
+    body = {"game": "card-of-gods", "text": f"Gottfried\n1 Healing\n{count} Despair\n"}
+    response = no_raise(api_client(alice)).post("/api/decks/import/", body, format="json")
+    assert response.status_code == 400, response.content[:300]
+    assert response.json() == {"text": [f"line 3: count must be from 1 to 99, got {got}"]}
+    assert Deck.objects.count() == before
+
+
+@pytest.mark.parametrize("count, got", HUGE_COUNTS)
+def test_a_deck_text_count_of_thousands_of_digits_is_a_line_error_on_the_import_page(
+    client, alice, count, got
+):
+    before = Deck.objects.count()
+    client.force_login(alice)
+    text = f"Gottfried\n1 Healing\n{count} Despair\n"
+    response = no_raise(client).post("/decks/import/", {"game": "card-of-gods", "text": text})
+    assert f"line 3: count must be from 1 to 99, got {got}" in page(response, 400)
+    assert Deck.objects.count() == before
+
+
+def test_leading_zeros_of_a_deck_text_count_are_not_digits_too_many(alice):
+    body = {"game": "card-of-gods", "text": f"Gottfried\n{'0' * 5000}2 Healing\n"}
+    response = no_raise(api_client(alice)).post("/api/decks/import/", body, format="json")
+    assert response.status_code == 201, response.content[:300]
+    assert [(row["card"], row["count"]) for row in response.json()["cards"]] == [("healing", 2)]
 
 
 # --- the database is down ------------------------------------------------------------------------

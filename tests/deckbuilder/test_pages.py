@@ -527,6 +527,7 @@ def sprouts(game, count=60):
     )
 
 
+@pytest.mark.usefixtures("uncached")  # the page's own queries
 def test_deck_page_runs_the_same_few_queries_for_2_and_60_different_cards(client, alice, game):
     sprouts(game)
     small = make_deck(alice, game, {"sprout-0": 1, "sprout-1": 1}, visibility="unlisted")

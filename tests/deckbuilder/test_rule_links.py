@@ -221,6 +221,7 @@ def test_builder_htmx_panel_keeps_the_rule_links(client, alice, game):
     assert "colour_mismatch" in rule_links(response)
 
 
+@pytest.mark.usefixtures("uncached")  # the page's own queries
 def test_deck_page_queries_do_not_grow_with_the_problems(client, alice, game):
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
