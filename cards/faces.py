@@ -18,9 +18,9 @@ import re
 import unicodedata
 
 from .models import Card, Game
+from .pagecache import release
 
 WIDTH, HEIGHT = 250, 350
-FACE_VERSION = 1  # bump when the drawing changes: it is part of every face's ETag
 
 INK = "#1f2328"
 MUTED = "#4d5461"  # 7:1 on the paper
@@ -285,6 +285,6 @@ def card_face_svg(card: Card, game: Game) -> str:
 def face_etag(card: Card, game: Game) -> str:
     """A strong ETag of the face: it changes with the card (`updated`), with anything of the
     game it draws (`rules_version` is bumped on every change of its vocabulary) and with the
-    drawing itself (FACE_VERSION)."""
-    key = f"{card.pk}:{card.updated.isoformat()}:{game.pk}:{game.rules_version}:{FACE_VERSION}"
+    drawing itself (the release: its code)."""
+    key = f"{card.pk}:{card.updated.isoformat()}:{game.pk}:{game.rules_version}:{release()}"
     return '"' + hashlib.sha256(key.encode()).hexdigest()[:32] + '"'

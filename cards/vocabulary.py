@@ -36,6 +36,7 @@ from django.db.models.expressions import RawSQL
 from django.db.models.fields import CharField
 from django.shortcuts import get_object_or_404
 
+from . import pagecache
 from .glossary import Glossary, Term, read_terms
 from .models import (
     Card,
@@ -53,8 +54,6 @@ from .models import (
     section_href,
 )
 
-# Bump when the shape of what the shared cache holds changes (old entries are then ignored).
-SHAPE = 1
 # Old versions leave the shared cache after a day (a new version has a new key).
 SHARED_SECONDS = 24 * 60 * 60
 
@@ -73,13 +72,19 @@ def _in_own_transaction() -> bool:
     return any(not getattr(block, "_from_testcase", False) for block in blocks)
 
 
+def shared_key(name: str, version) -> str:
+    """The shared cache's key of `version` of `name`, in this release (what it holds may take
+    another shape in the next: its entries are then not read)."""
+    return f"page-cache:{pagecache.release()}:{name}:{version}"
+
+
 def cached(name: str, version, load, build=lambda value: value):
     """`build(load())` for `version` of `name`: from this process, else from the shared cache
     (`load()`'s value is what the shared cache holds, picklable), else loaded and stored."""
     hit = _local.get(name)
     if hit is not None and hit[0] == version:
         return hit[1]
-    key = f"page-cache:{SHAPE}:{name}:{version}"
+    key = shared_key(name, version)
     stored = cache.get(key)
     if stored is None:
         stored = load()
