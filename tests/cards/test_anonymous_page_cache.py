@@ -42,9 +42,9 @@ PAGES = {  # every kind of anonymous page the cache serves, with the queries of 
 
 @pytest.fixture
 def writes(client, game, monkeypatch):
-    """The keys written to any cache from now on, once the game's vocabulary is read (kept per
-    version of the game: cards.vocabulary)."""
-    client.get(reverse("game-detail", kwargs=G))
+    """The keys written to any cache from now on, once the game's vocabulary and lexicon are
+    read (kept per version of the game: cards.vocabulary)."""
+    client.get(reverse("card-list", kwargs=G) + "?q=heal")
     caches["pages"].clear()
     written = []
     for alias in ("default", "pages"):
