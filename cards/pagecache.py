@@ -10,7 +10,7 @@ by default, PAGE_CACHE_URL to share it) under a key that names everything its by
 - the versions of the data it shows, read from the database in one query before the lookup:
   `games_version()` for the reference data (every write to a model of `cards.signals.REGISTRY`
   moves its game's `rules_version` in the writing transaction) and, for a page that shows
-  decks, the rows it shows (`shows`: its deck's row and owner, the decks listed on a card's page).
+  a deck, the rows it shows (`shows`: the deck's row and its owner's name).
 
 So nothing is ever invalidated and nothing is written but pages: a write changes the versions,
 the next reader computes a new key. Only an anonymous GET/HEAD answered 200, without cookies,
@@ -41,17 +41,6 @@ from django.utils.http import parse_etags
 VARY = ("Accept", "HX-Request", "HX-Target", "HX-Boosted", "HX-History-Restore-Request")
 SECONDS = 24 * 60 * 60  # a change makes new keys: old entries are never read again, and go
 RELEASE_FOLDERS = ("cards", "deckbuilder", "templates", "static")
-
-# What pages of a kind show of other apps' data, registered by those apps (`cards` never imports
-# `deckbuilder`): kind -> functions(**view kwargs) returning the rows shown (or None: nothing
-# to keep, e.g. the page's object does not exist), read in the page's key.
-_shown: dict[str, list[Callable]] = {}
-
-
-def also_shows(kind: str, rows: Callable) -> None:
-    """Pages of `kind` also show what `rows(**kwargs)` reads (one query): it goes in their key."""
-    _shown.setdefault(kind, []).append(rows)
-
 
 @functools.cache
 def release() -> str:
@@ -112,21 +101,22 @@ def _finish(response, etag: str):
     return response
 
 
-def anonymous_page(view=None, *, reads: Container[str] | Callable = (), kind: str = ""):
+def anonymous_page(view=None, *, reads: Container[str] | Callable = (), shows=None):
     """Serve `view`'s page to anonymous readers from the pages cache (see the module).
 
     `reads`: the query parameters the page reads (a container, or a predicate on the name);
-    `kind`: the name other apps register what else these pages show under (`also_shows`)."""
+    `shows(**kwargs)`: the rows the page shows besides reference data, read in one query for
+    its key (None: nothing to keep, e.g. its object does not exist)."""
     if view is None:
-        return lambda view: anonymous_page(view, reads=reads, kind=kind)
+        return lambda view: anonymous_page(view, reads=reads, shows=shows)
     known = reads if callable(reads) else reads.__contains__
 
     @wraps(view)
     def cached_view(request, *args, **kwargs):
         if not _cacheable(request) or not all(map(known, request.GET)):
             return view(request, *args, **kwargs)
-        shown = tuple(rows(**kwargs) for rows in _shown.get(kind, ()))
-        if None in shown:  # what the page would show does not exist: render the answer
+        shown = shows(**kwargs) if shows else ()
+        if shown is None:  # what the page would show does not exist: render the answer
             return view(request, *args, **kwargs)
         key = _key(request, shown)
         etag = f'"{key}"'

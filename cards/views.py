@@ -88,10 +88,11 @@ def _paginate(request, cards):
     return page, list(page.object_list)
 
 
-def leaders_able_to_use(card: Card, leaders, fmt: legality.Format) -> list[Leader]:
-    """The leaders (with prefetched colours, keywords, loyalties) the format lets use `card`."""
+def leaders_able_to_use(card: Card, leaders, fmt: legality.Format, info_of=Leader.info):
+    """The leaders (with prefetched colours, keywords, loyalties) the format lets use `card`;
+    `info_of(leader)`: the leader as the engine sees it (the vocabulary keeps them)."""
     info = card.info()
-    return [leader for leader in leaders if not legality.card_problems(fmt, leader.info(), info)]
+    return [leader for leader in leaders if not legality.card_problems(fmt, info_of(leader), info)]
 
 
 def _label(form, name: str) -> str:
@@ -269,11 +270,10 @@ def suggest(request, game, kind):
 
 
 @require_safe
-@anonymous_page(kind="card")
 def card_detail(request, game, slug):
     game = vocabulary.game_or_404(request, game)
     card = get_object_or_404(Card.objects.filter(game=game).for_listing(game), slug=slug)
-    leaders = vocabulary.of(game).leaders  # with their colours, keywords and loyalty
+    words = vocabulary.of(game)  # the leaders with their colours, keywords and loyalty
     fmt = game.default_format()
     engine = fmt.engine() if fmt and game.has_leaders else None
     glossary = Glossary.for_game(game)
@@ -290,7 +290,12 @@ def card_detail(request, game, slug):
         {
             "game": game,
             "card": card,
-            "leaders": leaders_able_to_use(card, leaders, engine) if engine else [],
+            "leaders": [
+                (leader, words.colours_of(leader))
+                for leader in leaders_able_to_use(card, words.leaders, engine, words.leader_info)
+            ]
+            if engine
+            else [],
             "leader_rules": [
                 legality.describe(rule, engine)
                 for rule in (engine.rules if engine else [])

@@ -163,6 +163,7 @@ class Vocabulary:
         self._colour_order = {c.pk: i for i, c in enumerate(self.colours)}
         self._keyword_order = {k.pk: i for i, k in enumerate(self.keywords)}
         colours, keywords, loyalties = {}, {}, {}
+        self._leader_colours: dict[int, list | None] = {}
         for leader_id, colour_id in rows["leader_colours"]:
             colours.setdefault(leader_id, []).append(colour_id)
         for leader_id, keyword_id in rows["leader_keywords"]:
@@ -172,6 +173,7 @@ class Vocabulary:
                 loyalty.faction = self.keyword_by_pk[loyalty.faction_id]
             loyalties.setdefault(loyalty.leader_id, []).append(loyalty)
         for leader in self.leaders:
+            self._leader_colours[leader.pk] = self._ordered(colours.get(leader.pk), "colour")
             for name, ids, kind in (
                 ("colours", colours.get(leader.pk), "colour"),
                 ("keywords", keywords.get(leader.pk), "keyword"),
@@ -229,6 +231,19 @@ class Vocabulary:
     def leader(self, pk) -> Leader | None:
         """The leader with its colours, keywords and loyalty (None: not of this version)."""
         return self.leader_by_pk.get(pk)
+
+    def colours_of(self, leader: Leader) -> list[Colour]:
+        """The leader's colours in the game's order, as `leader.colours.all()` (no manager)."""
+        found = self._leader_colours.get(leader.pk)
+        return found if found is not None else list(leader.colours.all())
+
+    @cached_property
+    def _leader_infos(self) -> dict:
+        return {leader.pk: leader.info() for leader in self.leaders}
+
+    def leader_info(self, leader: Leader):
+        """The leader as the rules engine sees it (legality.LeaderInfo), made once a version."""
+        return self._leader_infos.get(leader.pk) or leader.info()
 
     def leaders_named(self, text: str = "") -> list[Leader]:
         """The leaders whose name holds `text` (any case), by name."""

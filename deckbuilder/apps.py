@@ -6,4 +6,4 @@ class DeckbuilderConfig(AppConfig):
     verbose_name = "Decks"
 
     def ready(self):
-        from . import pages, signals  # noqa: F401  (connect the receivers, register pages)
+        from . import signals  # noqa: F401  (connects the receivers)

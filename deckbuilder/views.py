@@ -29,7 +29,7 @@ from cards.pagecache import anonymous_page
 from cards.pagination import paginate as paginate_capped
 from cards.vocabulary import prefetched
 
-from . import analysis, history, services
+from . import analysis, history, pages, services
 from .forms import (
     CountForm,
     DeckImportForm,
@@ -497,7 +497,7 @@ def deck_import(request):
 
 
 @require_safe
-@anonymous_page(reads={"hand", "draw"}, kind="deck")
+@anonymous_page(reads={"hand", "draw"}, shows=pages.deck_page_rows)
 def deck_detail(request, share_id):
     """The deck's share page: anyone for unlisted and public decks, the owner for private ones.
     Two queries, whatever the deck's size: the deck (with its game, whose vocabulary is cached),

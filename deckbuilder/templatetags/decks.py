@@ -5,6 +5,8 @@ this library instead.
 """
 
 from django import template
+from django.utils.html import escape, format_html, format_html_join
+from django.utils.safestring import mark_safe
 
 from deckbuilder import pages
 
@@ -17,3 +19,95 @@ def public_decks_with(card) -> dict:
     changed of them, with owner and leader}: one query."""
     recent = list(pages.public_decks_with(card.pk).select_related("owner", "leader"))
     return {"count": recent[0].total if recent else 0, "decks": recent}
+
+
+# --- the builder's controls: 60 cards a page, each with forms per deck section -----------------
+# Drawn here rather than by included templates: they were most of the builder's render.
+
+
+def _csrf_input(context) -> str:
+    token = context.get("csrf_token")
+    if not token or token == "NOTPROVIDED":
+        return ""
+    return format_html('<input type="hidden" name="csrfmiddlewaretoken" value="{}">', token)
+
+
+@register.simple_tag
+def slot_count(card, slot, several_sections, oob=False):
+    """How many copies of `card` the deck section `slot` holds; swapped out of band after a
+    change (oob)."""
+    where = slot["name"] if several_sections else "deck"
+    return format_html(
+        '<output class="in-deck" id="count-{}-{}" data-count="{}" aria-label="{}: copies in the'
+        ' {}"{}>{}</output>',
+        slot["section"], card.slug, slot["count"], card.name, where,
+        mark_safe(' hx-swap-oob="true"') if oob else "", slot["count"],
+    )  # fmt: skip
+
+
+@register.simple_tag
+def card_problems(card, oob=False):
+    """The deck's problems about one card, beside its controls; swapped out of band after a
+    change (oob)."""
+    items = format_html_join(
+        "", '<li><span aria-hidden="true">⚠</span> {}</li>', ((m,) for m in card.deck_problems)
+    )
+    return format_html(
+        '<div class="card-deck-problems" id="card-problems-{}"{}>{}</div>',
+        card.slug,
+        mark_safe(' hx-swap-oob="true"') if oob else "",
+        format_html("<ul>{}</ul>", items) if card.deck_problems else "",
+    )
+
+
+def _form(csrf: str, slug: str, section: str, op: str, sign: str, label: str) -> str:
+    """A −/+ form (its values escaped by the caller)."""
+    return (
+        '<form method="post" hx-post="" hx-swap="none" hx-include="[name=shown]">\n'
+        f'      {csrf}<input type="hidden" name="card" value="{slug}"><input type="hidden" '
+        f'name="section" value="{section}"><input type="hidden" name="op" value="{op}">\n'
+        f'      <button type="submit" class="qty-button {op}" id="{op}-{section}-{slug}">'
+        f'<span aria-hidden="true">{sign}</span><span class="visually-hidden">{label}</span>'
+        "</button>\n    </form>"
+    )
+
+
+@register.simple_tag(takes_context=True)
+def card_controls(context, card, several_sections):
+    """A card's count in each deck section it may go in, with −/+ (plain POST forms). After a
+    change htmx swaps only the counts and the card's problems (out of band), never the forms:
+    a click queued on another button of the same card while a change is on its way still finds
+    its button in the page. Needs `card` from views._card_rows (its `slots`). Ids:
+    add-/remove-/count-<section>-<card>. The forms name no address: they post to the page's
+    own (its filters and page included; htmx keeps it current). Buttons stay enabled while a
+    change is on its way, so they keep the keyboard focus: the page's hx-sync queues a second
+    press instead. Every change names the cards listed (`shown`), so the answer updates only
+    the counts that are on the page."""
+    csrf = _csrf_input(context)
+    slug, name = escape(card.slug), escape(card.name)
+    parts = [
+        f'<div class="card-controls" id="controls-{slug}">',
+        f'  <input type="hidden" name="shown" value="{slug}">',
+    ]
+    for slot in card.slots:
+        section, where = escape(slot["section"]), escape(slot["name"])
+        parts.append(f'  <div class="qty" data-section="{section}">')
+        if several_sections:
+            parts.append(f'    <span class="slot-name" id="slot-{section}-{slug}">{where}</span>')
+        label = f"Remove one {name}" + (f" from the {where}" if several_sections else "")
+        parts.append("    " + _form(csrf, slug, section, "remove", "−", label))
+        parts.append("    " + slot_count(card, slot, several_sections))
+        if slot["allowed"]:
+            label = f"Add one {name}" + (f" to the {where}" if several_sections else "")
+            parts.append("    " + _form(csrf, slug, section, "add", "+", label))
+        if not slot["allowed"]:
+            limit = "may not go here"
+        elif slot["limit"] is not None:
+            limit = f"max {slot['limit']}"
+        else:
+            limit = "no limit"
+        parts.append(f'    <p class="in-deck-label small">{limit}</p>')
+        parts.append("  </div>")
+    parts.append("  " + card_problems(card))
+    parts.append("</div>")
+    return mark_safe("\n".join(parts))  # noqa: S308 (every value escaped)

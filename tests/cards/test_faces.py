@@ -13,6 +13,7 @@ from django.urls import reverse
 
 from cards import faces, services
 from cards.models import Card, Game
+from cards.templatetags.badges import card_image
 from deckbuilder import services as deck_services
 from deckbuilder.models import Visibility
 from tests.html import html_of
@@ -270,9 +271,9 @@ def test_face_view_refuses_post(client, game):
 # --- the pages show it ----------------------------------------------------------------------
 
 
-def test_picture_partial_shows_the_face_or_else_the_image_url(game):
+def test_picture_shows_the_face_or_else_the_image_url(game):
     card, game = loaded(GAME, "healing")
-    html = render_to_string("partials/card_image.html", {"card": card, "game": game})
+    html = card_image(card, game)
     assert f'src="{face_url("healing")}"' in html
     assert 'loading="lazy"' in html and 'decoding="async"' in html
     assert 'width="100" height="140"' in html
@@ -284,9 +285,7 @@ def test_picture_partial_shows_the_face_or_else_the_image_url(game):
 
 def test_name_with_preview_links_the_card_and_hides_the_picture_from_screen_readers(game):
     card, game = loaded(GAME, "healing")
-    html = render_to_string(
-        "partials/card_image.html", {"card": card, "game": game, "mode": "name"}
-    )
+    html = card_image(card, game, "name")
     assert f'<a href="{reverse("card-detail", args=[GAME, "healing"])}">Healing</a>' in html
     assert re.search(
         r'<span class="card-preview" aria-hidden="true"><img src="[^"]+face\.svg" alt=""', html
