@@ -475,7 +475,7 @@ class CardViewSet(GameScopedViewSet):
     def get_queryset(self):
         if getattr(self, "swagger_fake_view", False):
             return self.queryset
-        return Card.objects.filter(game=self.game).for_listing(self.game)
+        return Card.objects.filter(game=self.game).for_listing(vocabulary.of(self.game))
 
 
 class LeaderViewSet(GameScopedViewSet):

@@ -1,5 +1,6 @@
 """The card filters, shared by the card browser page and the API (one definition for both)."""
 
+import copy
 import difflib
 import re
 
@@ -10,6 +11,7 @@ from django_filters.rest_framework import DjangoFilterBackend
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 
+from . import vocabulary
 from .models import Card, Game, Keyword, Leader
 
 COLOURLESS = "colourless"
@@ -200,8 +202,9 @@ class CardFilter(django_filters.FilterSet):
 
     def __init__(self, data=None, queryset=None, *, game: Game, **kwargs):
         super().__init__(data, queryset, **kwargs)
-        for copied in self.filters.values():  # a form field built before (e.g. by the API
-            copied.__dict__.pop("_field", None)  # schema) would not see this game's choices
+        # Each filter made anew from its declaration: a copy of the class's filter keeps the
+        # form field it built (the API schema builds them), with another game's choices.
+        self.filters = {name: self._fresh(f) for name, f in self.filters.items()}
         self.game = game
         self.sorts = {**SORTS, **stat_sorts(game)}
         self.filters["sort"].extra["choices"] = [(k, label) for k, (_, label) in self.sorts.items()]
@@ -233,8 +236,21 @@ class CardFilter(django_filters.FilterSet):
         self.filters["keyword"].extra["queryset"] = keywords
         self.filters["leader"].extra["queryset"] = Leader.objects.filter(game=game)
 
+    def _fresh(self, declared):
+        fresh = type(declared)(
+            field_name=declared.field_name,
+            lookup_expr=declared.lookup_expr,
+            label=declared.label,
+            method=declared.method,
+            distinct=declared.distinct,
+            exclude=declared.exclude,
+            **copy.deepcopy(declared.extra),
+        )
+        fresh.model, fresh.parent = declared.model, self
+        return fresh
+
     def filter_q(self, queryset, name, value):
-        return queryset.search(value, self.game)
+        return queryset.search(value, vocabulary.lexicon(self.game))
 
     def filter_colour(self, queryset, name, value: str):
         if not value:

@@ -463,18 +463,15 @@ class ColourIds(Func):
 
 
 class _Dressed(models.query.ModelIterable):
-    """Rows of a `DressedQuerySet.dressed(game)`: each card (the row, or the row's `card`) points
-    at the game and takes its colours, keywords, rarity, type and loyalty faction from the
-    game's cached vocabulary (cards.vocabulary)."""
+    """Rows of a `DressedQuerySet.dressed(words)`: each card (the row, or the row's `card`)
+    points at the game and takes its colours, keywords, rarity, type and loyalty faction from
+    the game's vocabulary (cards.vocabulary)."""
 
     def __iter__(self):
-        from . import vocabulary  # it reads these models
-
-        game, path = self.queryset._dress_game, self.queryset._dress_path
-        words = vocabulary.of(game)
+        words, path = self.queryset._dress_words, self.queryset._dress_path
         for row in super().__iter__():
             card = getattr(row, path) if path else row
-            words.dress(card, game, row.colour_ids, row.keyword_ids)
+            words.dress(card, None, row.colour_ids, row.keyword_ids)
             yield row
 
 
@@ -482,7 +479,7 @@ class DressedQuerySet(models.QuerySet):
     """A queryset of cards, or of rows with a `card`, that can bring each card's colours and
     keywords in its own row (`relation_ids`) instead of two prefetch queries."""
 
-    _dress_game = None
+    _dress_words = None
     _dress_path = ""
     # Each row costs enough to test that counting a thousand matches shows (a word search):
     # cards.pagination asks the planner first.
@@ -490,17 +487,18 @@ class DressedQuerySet(models.QuerySet):
 
     def _clone(self):
         clone = super()._clone()
-        clone._dress_game, clone._dress_path = self._dress_game, self._dress_path
+        clone._dress_words, clone._dress_path = self._dress_words, self._dress_path
         clone.costly_to_count = self.costly_to_count
         return clone
 
-    def dressed(self, game: "Game", path: str = ""):
-        """Rows whose card (the row, or its `path` relation) is dressed from `game`'s cached
-        vocabulary: one query, whatever the number of rows."""
+    def dressed(self, words, path: str = ""):
+        """Rows whose card (the row, or its `path` relation) is dressed from `words`, the
+        game's Vocabulary (cards.vocabulary; handed in, a queryset never reaches into a cache):
+        one query, whatever the number of rows."""
         clone = self.annotate(**relation_ids(f"{path}_id" if path else "pk"))
         # The search column is the widest and only the database reads it.
         clone = clone.defer(f"{path}__search_vector" if path else "search_vector")
-        clone._dress_game, clone._dress_path = game, path
+        clone._dress_words, clone._dress_path = words, path
         clone._iterable_class = _Dressed
         return clone
 
@@ -524,36 +522,31 @@ def _as_words(start: str, lexicon: tuple[str, ...]) -> str:
 
 
 class CardQuerySet(DressedQuerySet):
-    def for_listing(self, game: "Game | None" = None):
+    def for_listing(self, words=None):
         """Everything a list shows, in a constant number of queries.
 
-        With `game`, one query: the ids of each card's colours and keywords come in its row
-        and are read from the game's cached vocabulary (cards.vocabulary), as are its rarity,
-        type and loyalty faction, and each card points at `game` (`dressed`). Without it, joins
-        and two prefetch queries."""
-        if game is None:
+        With `words`, the game's Vocabulary (cards.vocabulary), one query: the ids of each
+        card's colours and keywords come in its row and are read from `words`, as are its
+        rarity, type and loyalty faction, and each card points at the game (`dressed`).
+        Without it, joins and two prefetch queries."""
+        if words is None:
             return self.select_related(
                 "game", "rarity", "type", "loyalty_faction"
             ).prefetch_related("colours", "keywords")
-        return self.dressed(game)
+        return self.dressed(words)
 
-    def search(self, text: str, game: "Game | None" = None):
+    def search(self, text: str, lexicon: tuple[str, ...] = ()):
         """Cards whose name or text has every word of `text` (as a word start on PostgreSQL,
         through the full-text index; anywhere in the text on SQLite, whose pools are small).
-        With the cards' `game`, a word start that few words of its lexicon have is searched as
-        those words (`target` as `target | targets`): the same cards, but the index finds exact
-        words several times faster (a word start is read in full, never skipped through)."""
+        With the game's `lexicon` (cards.vocabulary.lexicon), a word start that few of its
+        words have is searched as those words (`target` as `target | targets`): the same cards,
+        but the index finds exact words several times faster (a word start is read in full,
+        never skipped through)."""
         words = re.findall(r"\w+", text.lower())
         if not words:
             return self
         if connection.vendor == "postgresql":
-            if game is not None:
-                from .vocabulary import lexicon  # it reads these models
-
-                known = lexicon(game)
-                words = [_as_words(word, known) for word in words]
-            else:
-                words = [f"{word}:*" for word in words]
+            words = [_as_words(word, lexicon) if lexicon else f"{word}:*" for word in words]
             query = " & ".join(words)
             found = self.filter(
                 search_vector=SearchQuery(query, search_type="raw", config="simple")

@@ -42,6 +42,7 @@ VARY = ("Accept", "HX-Request", "HX-Target", "HX-Boosted", "HX-History-Restore-R
 SECONDS = 24 * 60 * 60  # a change makes new keys: old entries are never read again, and go
 RELEASE_FOLDERS = ("cards", "deckbuilder", "templates", "static")
 
+
 @functools.cache
 def release() -> str:
     """A digest of every file that draws a page (code, templates, static files): a deploy that

@@ -199,8 +199,9 @@ def format_detail(request, game, slug):
 @anonymous_page(reads=filters.reads)
 def card_list(request, game):
     game = vocabulary.game_or_404(request, game)  # its vocabulary: CardFilter's choices
+    words = vocabulary.of(game)
     filterset = CardFilter(
-        request.GET, queryset=Card.objects.filter(game=game).for_listing(game), game=game
+        request.GET, queryset=Card.objects.filter(game=game).for_listing(words), game=game
     )
     valid = filterset.is_valid()
     if valid:
@@ -272,8 +273,8 @@ def suggest(request, game, kind):
 @require_safe
 def card_detail(request, game, slug):
     game = vocabulary.game_or_404(request, game)
-    card = get_object_or_404(Card.objects.filter(game=game).for_listing(game), slug=slug)
     words = vocabulary.of(game)  # the leaders with their colours, keywords and loyalty
+    card = get_object_or_404(Card.objects.filter(game=game).for_listing(words), slug=slug)
     fmt = game.default_format()
     engine = fmt.engine() if fmt and game.has_leaders else None
     glossary = Glossary.for_game(game)
@@ -373,7 +374,8 @@ def leader_detail(request, game, slug):
     leader = vocabulary.of(game).leader_by_slug.get(slug)
     if leader is None:
         raise Http404(f"No {game.leader_label or 'leader'} {slug!r} in {game.name}.")
-    page, cards = _paginate(request, Card.objects.usable_by(leader).for_listing(game))
+    usable = Card.objects.usable_by(leader).for_listing(vocabulary.of(game))
+    page, cards = _paginate(request, usable)
     return render(
         request,
         "cards/leader_detail.html",

@@ -308,7 +308,10 @@ def lexicon(game: Game) -> tuple[str, ...]:
     """The words of the game's card names and texts as the search index holds them (PostgreSQL),
     sorted: `Card.objects.search` turns a word start that few of them have into those words.
     Kept like the vocabulary, at the game's rules_version (which every card change moves);
-    built in one query (~0.2 s at 50,000 cards) once per version for all processes."""
+    built in one query (~0.2 s at 50,000 cards) once per version for all processes. Empty
+    elsewhere (SQLite searches substrings: no index to help)."""
+    if connection.vendor != "postgresql":
+        return ()
 
     def load() -> list[str]:
         with connection.cursor() as cursor:

@@ -112,10 +112,10 @@ class Deck(models.Model):
 
 
 class DeckCardQuerySet(DressedQuerySet):
-    def with_cards(self, game: Game):
-        """The entries with their cards, each card dressed from `game`'s cached vocabulary
+    def with_cards(self, words):
+        """The entries with their cards, each card dressed from `words`, its game's Vocabulary
         (colours, keywords, rarity, type, loyalty faction): one query, whatever the deck's size."""
-        return self.select_related("card").dressed(game, "card")
+        return self.select_related("card").dressed(words, "card")
 
 
 class DeckCard(models.Model):

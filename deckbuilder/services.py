@@ -290,7 +290,7 @@ def deck_set_count(
     with transaction.atomic(savepoint=entries is None):
         if entries is None:
             deck = _lock(deck, None)
-            entries = deck.entries.with_cards(deck.game)
+            entries = deck.entries.with_cards(vocabulary.of(deck.game))
         return _set_count(deck, card, count, section, list(entries))
 
 
@@ -311,7 +311,7 @@ def _set_count(deck: Deck, card: Card, count, section: str | None, entries: list
     if at is None:  # not in this section yet: its card as the other entries have it
         dressed = next((e.card for e in entries if e.card_id == card.pk), None)
         if dressed is None:
-            dressed = Card.objects.filter(pk=card.pk).for_listing(deck.game).get()
+            dressed = Card.objects.filter(pk=card.pk).for_listing(vocabulary.of(deck.game)).get()
         entry = DeckCard(deck=deck, card=dressed, section=section, count=new)
         entries.append(entry)
     else:

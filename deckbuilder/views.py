@@ -87,7 +87,7 @@ def _entries(deck: Deck) -> list[DeckCard]:
     query whatever the deck's size, none when a service handed them over (deck_set_count)."""
     if "entries" in getattr(deck, "_prefetched_objects_cache", {}):
         return list(deck.entries.all())
-    return list(deck.entries.with_cards(deck.game))
+    return list(deck.entries.with_cards(vocabulary.of(deck.game)))
 
 
 def _leader(deck: Deck) -> Leader | None:
@@ -285,7 +285,8 @@ def _render_builder(
     filterset = CardFilter(data, queryset=cards, game=game)
     valid = filterset.is_valid()
     if valid:
-        page = paginate_capped(request, filterset.qs.for_listing(game), CARDS_PER_PAGE)
+        listed = filterset.qs.for_listing(vocabulary.of(game))
+        page = paginate_capped(request, listed, CARDS_PER_PAGE)
         rows = _card_rows(page.object_list, deck=deck, entries=entries, leader=leader)
     else:
         page, rows = None, []
@@ -359,7 +360,7 @@ def _change_count(request, share_id: str):
         leader = _leader(deck)
         shown = next((e.card for e in entries if e.card_id == card.pk), None)
         if shown is None:  # no longer in the deck
-            shown = Card.objects.filter(pk=card.pk).for_listing(deck.game).get()
+            shown = Card.objects.filter(pk=card.pk).for_listing(vocabulary.of(deck.game)).get()
         [row] = _card_rows([shown], deck=deck, entries=entries, leader=leader)
         row.changed = section
         row.shown = row.slug in request.POST.getlist("shown")

@@ -29,7 +29,7 @@ def test_every_sample_card_is_represented_as_drf_represents_it(dressed):
     for game in Game.objects.all():
         vocabulary.of(game)
         cards = Card.objects.filter(game=game)
-        cards = cards.for_listing(game) if dressed else cards.select_related("game")
+        cards = cards.for_listing(vocabulary.of(game)) if dressed else cards.select_related("game")
         for card in cards:
             written, walked = both(card, game)
             assert written == walked, card.slug
@@ -47,7 +47,9 @@ def test_a_listed_cards_colours_and_keywords_are_read_without_a_query_and_not_re
     the model, without the card's filter) is refused instead of answering wrong."""
     vocabulary.of(game)
     with django_assert_num_queries(1):
-        card = Card.objects.filter(game=game, slug="blood-pact").for_listing(game).get()
+        card = (
+            Card.objects.filter(game=game, slug="blood-pact").for_listing(vocabulary.of(game)).get()
+        )
         colours = [c.slug for c in card.colours.all()]
         assert (len(card.keywords.all()), card.colours.count(), card.colours.exists()) == (
             0,

@@ -7,7 +7,7 @@ from django.db import connection
 from django.test import RequestFactory
 from django.urls import reverse
 
-from cards import pagination, services
+from cards import pagination, services, vocabulary
 from cards.models import Card
 from cards.pagination import CappedPaginator, paginate
 from tests.html import text_of
@@ -90,7 +90,7 @@ def test_lists_without_a_word_search_are_counted_without_asking_the_planner(
     game, monkeypatch, django_assert_num_queries
 ):
     monkeypatch.setattr(pagination, "ESTIMATE_MARGIN", 0)
-    listed = Card.objects.filter(game=game).for_listing(game).filter(colour_count=1)
+    listed = Card.objects.filter(game=game).for_listing(vocabulary.of(game)).filter(colour_count=1)
     with django_assert_num_queries(1) as captured:
         assert CappedPaginator(listed.order_by("name"), 4, cap=2).count == 3
     assert "capped_count(" not in captured.captured_queries[0]["sql"]
