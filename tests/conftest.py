@@ -263,12 +263,13 @@ def uncached(settings):
 def _fresh_caches():
     """Each test sees its own data: rolled-back tests can reuse a rules_version number (and a
     game or deck id, on SQLite), so what a process caches under them goes: the engine's
-    catalogue, the vocabulary and the pages (on, as in production). (The shared cache is the
-    database table in tests: rolled back with each test.)"""
+    catalogue, the vocabulary (in this process and in the shared cache, which is not rolled
+    back when it is Redis) and the pages (on, as in production)."""
     from django.core.cache import caches
 
     from cards import catalogue, vocabulary
 
     catalogue.clear()
     vocabulary.clear()
+    caches["default"].clear()
     caches["pages"].clear()
