@@ -130,6 +130,7 @@ WRITES = [
 def test_after_each_write_every_page_is_what_a_render_gives(
     client, settings, sample_rules, alice, bob, staff, monkeypatch, write
 ):
+    settings.PAGE_CACHE = True
     deck = make_deck(alice, "Thunder and gloom", visibility=Visibility.PUBLIC)
     world = {"game": sample_rules, "deck": deck, "bob": bob, "staff": staff}
     urls = pages(deck)

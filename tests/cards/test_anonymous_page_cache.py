@@ -39,6 +39,11 @@ PAGES = {  # every kind of anonymous page the cache serves, with the queries of 
 }
 
 
+@pytest.fixture(autouse=True)
+def page_cache(settings):
+    settings.PAGE_CACHE = True  # as served (the tests' default too)
+
+
 @pytest.fixture
 def writes(client, game, monkeypatch):
     """The keys written to any cache from now on, once the game's vocabulary and lexicon are

@@ -49,7 +49,10 @@ def _token(page: bytes) -> str:
     return re.search(rb'name="csrfmiddlewaretoken" value="([^"]+)"', page).group(1).decode()
 
 
-def test_the_builder_after_signing_in_again_posts_with_the_new_session(alice, private_deck):
+def test_the_builder_after_signing_in_again_posts_with_the_new_session(
+    alice, private_deck, settings
+):
+    settings.PAGE_CACHE = True  # as served
     client = Client(enforce_csrf_checks=True)
     url = private_deck.get_absolute_url() + "edit/"
     client.force_login(alice)
