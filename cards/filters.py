@@ -1,6 +1,5 @@
 """The card filters, shared by the card browser page and the API (one definition for both)."""
 
-import copy
 import difflib
 import re
 
@@ -244,7 +243,7 @@ class CardFilter(django_filters.FilterSet):
             method=declared.method,
             distinct=declared.distinct,
             exclude=declared.exclude,
-            **copy.deepcopy(declared.extra),
+            **declared.extra,  # the filterset's own copy of the class's filter
         )
         fresh.model, fresh.parent = declared.model, self
         return fresh

@@ -30,6 +30,7 @@ from django.db.models import (
     Value,
     When,
 )
+from django.db.models.expressions import RawSQL
 from django.db.models.functions import Lower
 from django.urls import reverse
 from django.utils.html import strip_tags
@@ -158,6 +159,20 @@ class Game(models.Model):
         """The format decks get when none is named (uses prefetched `formats`)."""
         formats = list(self.formats.all())
         return next((f for f in formats if f.is_default), formats[0] if formats else None)
+
+
+def games_version() -> RawSQL:
+    """An expression whose value changes whenever a game is added, renamed or removed: the
+    number of games, the largest id (ids are never reused) and the sum of their rules_versions
+    (saving a game bumps its own). It also moves with every change to any game's reference
+    data, which is cheap: the games are read again once."""
+    table = Game._meta.db_table
+    return RawSQL(
+        f"SELECT COUNT(*) || '-' || COALESCE(MAX(id), 0) || '-' "  # noqa: S608 (no input)
+        f"|| COALESCE(SUM(rules_version), 0) FROM {table}",
+        [],
+        output_field=models.CharField(),
+    )
 
 
 class Term(models.Model):

@@ -36,6 +36,8 @@ from django.http import HttpResponse, HttpResponseNotModified
 from django.utils.cache import patch_cache_control, patch_vary_headers
 from django.utils.http import parse_etags
 
+from .models import games_version
+
 # The request headers an answer may depend on besides its address: the API's content
 # negotiation, and htmx asking for a part of a page (or restoring a whole one from history).
 VARY = ("Accept", "HX-Request", "HX-Target", "HX-Boosted", "HX-History-Restore-Request")
@@ -59,8 +61,6 @@ def release() -> str:
 
 def reference_version() -> str:
     """The version of every game's reference data and of the list of games (one query)."""
-    from .vocabulary import games_version  # noqa: PLC0415 (vocabulary imports the models)
-
     with connection.cursor() as cursor:
         cursor.execute(games_version().sql)
         return cursor.fetchone()[0]

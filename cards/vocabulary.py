@@ -32,8 +32,6 @@ from functools import cached_property
 from django.core.cache import cache
 from django.db import connection, transaction
 from django.db.models import QuerySet
-from django.db.models.expressions import RawSQL
-from django.db.models.fields import CharField
 from django.shortcuts import get_object_or_404
 
 from . import pagecache
@@ -51,6 +49,7 @@ from .models import (
     Rarity,
     RuleSection,
     Stat,
+    games_version,
     section_href,
 )
 
@@ -326,20 +325,6 @@ def lexicon(game: Game) -> tuple[str, ...]:
 
 
 # --- the site's games ---------------------------------------------------------------------
-
-
-def games_version() -> RawSQL:
-    """An expression whose value changes whenever a game is added, renamed or removed: the
-    number of games, the largest id (ids are never reused) and the sum of their rules_versions
-    (saving a game bumps its own). It also moves with every change to any game's reference
-    data, which is cheap: the games are read again once."""
-    table = Game._meta.db_table
-    return RawSQL(
-        f"SELECT COUNT(*) || '-' || COALESCE(MAX(id), 0) || '-' "  # noqa: S608 (no input)
-        f"|| COALESCE(SUM(rules_version), 0) FROM {table}",
-        [],
-        output_field=CharField(),
-    )
 
 
 @dataclass(frozen=True)

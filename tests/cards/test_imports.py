@@ -26,3 +26,8 @@ def test_the_models_import_no_module_that_reads_them():
     readers = {"vocabulary", "glossary", "pagecache", "catalogue", "views", "api", "filters"}
     imported = {m.split(".")[-1] for m in imported_by(CARDS / "models.py")}
     assert imported & readers == set()
+
+
+def test_the_pages_cache_imports_nothing_that_imports_it():
+    imported = {m.split(".")[-1] for m in imported_by(CARDS / "pagecache.py")}
+    assert imported & {"vocabulary", "faces", "views", "api"} == set()
