@@ -315,7 +315,7 @@ class CardAdmin(StaffCuratorMixin, admin.ModelAdmin):
     def colour_display(self, card):
         if card.pk is None:
             return "(from the cost, on save)"
-        return _names(card.colours.all())
+        return _names(card.colour_list)
 
     @admin.display(description="factions")
     def faction_display(self, card):
@@ -417,7 +417,7 @@ class LeaderAdmin(StaffCuratorMixin, admin.ModelAdmin):
 
     @admin.display(description="matching colours")
     def colour_display(self, leader):
-        return _names(leader.colours.all())
+        return _names(leader.colour_list)
 
     @admin.display(description="factions")
     def faction_display(self, leader):

@@ -33,6 +33,7 @@ from .models import (
     Rarity,
     RuleSection,
     as_tree,
+    rows_of,
     section_href,
     snippet,
     validate_cost,
@@ -99,10 +100,10 @@ class GameSerializer(serializers.ModelSerializer):
     # As shown: the plurals filled in where the game leaves them to the default.
     leaders_label = serializers.SerializerMethodField(help_text="Plural of the leader label.")
     cards_label = serializers.SerializerMethodField(help_text="Plural of the card label.")
-    colours = ColourSerializer(many=True, read_only=True)
-    rarities = RaritySerializer(many=True, read_only=True)
-    card_types = TermSerializer(many=True, read_only=True)
-    stats = TermSerializer(many=True, read_only=True)
+    colours = ColourSerializer(many=True, read_only=True, source="colour_list")
+    rarities = RaritySerializer(many=True, read_only=True, source="rarity_list")
+    card_types = TermSerializer(many=True, read_only=True, source="type_list")
+    stats = TermSerializer(many=True, read_only=True, source="stat_list")
     formats = serializers.SerializerMethodField()
     factions = serializers.SerializerMethodField()
     url = serializers.SerializerMethodField()
@@ -132,13 +133,13 @@ class GameSerializer(serializers.ModelSerializer):
 
     @extend_schema_field(FormatSummarySerializer(many=True))
     def get_formats(self, game) -> list[dict]:
-        formats = list(game.formats.all())
+        formats = list(game.format_list)
         for fmt in formats:
             fmt.game = game
         return FormatSummarySerializer(formats, many=True, context=self.context).data
 
     def get_factions(self, game) -> list[str]:
-        return [k.name for k in game.keywords.all() if k.is_faction]
+        return [k.name for k in game.keyword_list if k.is_faction]
 
     def get_url(self, game) -> str:
         return self.context["request"].build_absolute_uri(game.get_absolute_url())
@@ -147,8 +148,11 @@ class GameSerializer(serializers.ModelSerializer):
 class KeywordNamesField(serializers.ListField):
     child = serializers.CharField(max_length=60)
 
+    def get_attribute(self, instance):
+        return rows_of(instance, "keywords")
+
     def to_representation(self, keywords):
-        return [k.name for k in keywords.all()]
+        return [k.name for k in keywords]
 
 
 class TermField(serializers.SlugRelatedField):
@@ -169,11 +173,18 @@ class TermField(serializers.SlugRelatedField):
     def to_internal_value(self, data):
         if isinstance(data, list | dict):
             self.fail("invalid")
-        terms = getattr(self.root.game, self.terms).all()
+        terms = rows_of(self.root.game, self.terms)
         found = next((term for term in terms if term.slug == str(data)), None)
         if found is None:
             self.fail("does_not_exist", slug_name="slug", value=str(data))
         return found
+
+
+class TermsField(serializers.ManyRelatedField):
+    """Several words of the game (TermField), shown from the rows the object holds."""
+
+    def get_attribute(self, instance):
+        return rows_of(instance, self.source) if instance.pk is not None else []
 
 
 class GameScopedSerializer(serializers.ModelSerializer):
@@ -184,7 +195,7 @@ class GameScopedSerializer(serializers.ModelSerializer):
     the game's cards (or leaders), read once for a whole file, so a row costs no query."""
 
     slug = serializers.SlugField(max_length=120, required=False)
-    colours = TermField("colours", many=True, required=False)
+    colours = TermsField(child_relation=TermField("colours"), required=False)
     keywords = KeywordNamesField(required=False)
     factions = serializers.SerializerMethodField()
     url = serializers.SerializerMethodField()
@@ -247,7 +258,7 @@ class FactionField(serializers.Field):
         faction = next(  # the game's keywords: no query where they are prefetched (imports)
             (
                 k
-                for k in game.keywords.all()
+                for k in game.keyword_list
                 if k.is_faction and value.lower() in (k.name.lower(), k.slug.lower())
             ),
             None,
@@ -356,7 +367,7 @@ class CardSerializer(GameScopedSerializer):
         attrs = super().validate(attrs)
         game, creating = self.game, self.instance is None
         if creating and "type" not in attrs:
-            types = list(game.card_types.all()[:2])
+            types = list(game.type_list[:2])
             if len(types) != 1:  # a game with one card type: that one (Card.save)
                 raise serializers.ValidationError({"type": ["This field is required."]})
         if creating and attrs.get("rarity") is None and game.rarities.exists():
@@ -369,7 +380,7 @@ class CardSerializer(GameScopedSerializer):
         data = dict(data)
         keywords = data.pop("keywords", None)
         if keywords is None:
-            keywords = [k.name for k in self.instance.keywords.all()] if self.instance else []
+            keywords = [k.name for k in self.instance.keyword_list] if self.instance else []
         colours = data.pop("colours", None)
         if "loyalty" in data:
             loyalty = data.pop("loyalty") or {}
@@ -413,9 +424,9 @@ class LeaderSerializer(GameScopedSerializer):
         loyalty = data.pop("loyalty", None)
         if self.instance:
             if keywords is None:
-                keywords = [k.name for k in self.instance.keywords.all()]
+                keywords = [k.name for k in self.instance.keyword_list]
             if colours is None:
-                colours = list(self.instance.colours.all())
+                colours = list(self.instance.colour_list)
         return services.LeaderWrite(data, colours or [], keywords or [], loyalty, self.instance)
 
     def save(self, **kwargs):

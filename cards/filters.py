@@ -29,7 +29,7 @@ SORTS = {
 def stat_sorts(game: Game) -> dict[str, tuple]:
     """Sorting by each stat of the game, cards without it last: {key: (ordering, label)}."""
     sorts = {}
-    for stat in game.stats.all():
+    for stat in game.stat_list:
         value = F(f"stats__{stat.slug}")
         sorts[stat.slug] = (value.asc(nulls_last=True), f"{stat.name}, low first")
         sorts[f"-{stat.slug}"] = (value.desc(nulls_last=True), f"{stat.name}, high first")
@@ -207,8 +207,8 @@ class CardFilter(django_filters.FilterSet):
         self.game = game
         self.sorts = {**SORTS, **stat_sorts(game)}
         self.filters["sort"].extra["choices"] = [(k, label) for k, (_, label) in self.sorts.items()]
-        self.filters["type"].extra["choices"] = [(t.slug, t.name) for t in game.card_types.all()]
-        self.filters["in_format"].extra["choices"] = [(f.slug, f.name) for f in game.formats.all()]
+        self.filters["type"].extra["choices"] = [(t.slug, t.name) for t in game.type_list]
+        self.filters["in_format"].extra["choices"] = [(f.slug, f.name) for f in game.format_list]
         # Labels in the game's words (error summaries name the fields by them).
         self.filters["colour"].label = game.colour_label or "Colour"
         leader_noun = (game.leader_label or "leader").lower()
@@ -217,7 +217,7 @@ class CardFilter(django_filters.FilterSet):
         self.filters["leader"].extra["plural"] = (game.leaders_name or "leaders").lower()
         self.filters["cost_min"].label = f"{game.cost_label} from"
         self.filters["cost_max"].label = f"{game.cost_label} to"
-        for stat in game.stats.all():  # a range per stat: atk_min / atk_max
+        for stat in game.stat_list:  # a range per stat: atk_min / atk_max
             for end, lookup in (("min", "gte"), ("max", "lte")):
                 self.filters[f"{stat.slug}_{end}"] = IntegerFilter(
                     field_name=f"stats__{stat.slug}",
@@ -225,11 +225,11 @@ class CardFilter(django_filters.FilterSet):
                     label=f"{stat.name} {'from' if end == 'min' else 'to'}",
                     min_value=0,
                 )
-        colours = list(game.colours.all())
+        colours = list(game.colour_list)
         self.filters["colour"].extra["choices"] = [
             (c.slug, f"{c.symbol} {c.name}") for c in colours
         ] + [(COLOURLESS, "◇ Colourless")]
-        self.filters["rarity"].extra["choices"] = [(r.slug, r.name) for r in game.rarities.all()]
+        self.filters["rarity"].extra["choices"] = [(r.slug, r.name) for r in game.rarity_list]
         keywords = Keyword.objects.filter(game=game)
         self.filters["faction"].extra["queryset"] = keywords.filter(is_faction=True)
         self.filters["keyword"].extra["queryset"] = keywords
@@ -254,7 +254,7 @@ class CardFilter(django_filters.FilterSet):
     def filter_colour(self, queryset, name, value: str):
         if not value:
             return queryset
-        colours = [c for c in self.game.colours.all() if c.slug in value]
+        colours = [c for c in self.game.colour_list if c.slug in value]
         return queryset.with_any_colour(colours, include_colourless=COLOURLESS in value)
 
     def filter_keyword(self, queryset, name, value):
@@ -264,11 +264,11 @@ class CardFilter(django_filters.FilterSet):
         if not value:
             return queryset
         slug = self.form.cleaned_data.get("in_format")
-        formats = list(self.game.formats.all())
+        formats = list(self.game.format_list)
         fmt = next((f for f in formats if f.slug == slug), None) or self.game.default_format()
         # The leader with its colours, factions and loyalty, from the game's cached vocabulary
         # when the page attached it (else usable_by reads them).
-        words = getattr(self.game, "_vocabulary", None)
+        words = getattr(self.game, "words", None)
         return queryset.usable_by((words and words.leader(value.pk)) or value, fmt)
 
     def filter_format(self, queryset, name, value: str):
@@ -283,25 +283,25 @@ class CardFilter(django_filters.FilterSet):
         data = self.data
         chosen_colours, chosen_rarities = set(data.getlist("colour")), set(data.getlist("rarity"))
         chosen_types = set(data.getlist("type"))
-        keywords = list(self.game.keywords.all())  # no query with the vocabulary attached
+        keywords = list(self.game.keyword_list)  # no query with the vocabulary attached
         keys = [k for k in self.filters if k not in ("sort", "in_format", *exclude)]
         return {
             "type_options": [
                 {"value": t.slug, "type": t, "checked": t.slug in chosen_types}
-                for t in self.game.card_types.all()
+                for t in self.game.type_list
             ],
             "stat_fields": [
                 (stat, self.form[f"{stat.slug}_min"], self.form[f"{stat.slug}_max"])
-                for stat in self.game.stats.all()
+                for stat in self.game.stat_list
             ],
             "colour_options": [
                 {"value": c.slug, "colour": c, "checked": c.slug in chosen_colours}
-                for c in self.game.colours.all()
+                for c in self.game.colour_list
             ]
             + [{"value": COLOURLESS, "colour": None, "checked": COLOURLESS in chosen_colours}],
             "rarity_options": [
                 {"value": r.slug, "rarity": r, "checked": r.slug in chosen_rarities}
-                for r in self.game.rarities.all()
+                for r in self.game.rarity_list
             ],
             "factions": [k for k in keywords if k.is_faction],
             "keywords": keywords,

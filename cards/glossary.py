@@ -72,7 +72,7 @@ class Glossary:
     def for_game(cls, game) -> Glossary:
         """The game's glossary: from its cached vocabulary when the page attached one (no
         query), else read from the database (one query)."""
-        words = getattr(game, "_vocabulary", None)
+        words = getattr(game, "words", None)
         if words is not None:
             return words.glossary()
         return cls.of_terms(read_terms(game))

@@ -610,8 +610,8 @@ def _check_new_keywords(game: Game, checked: Checked, report: ImportReport) -> N
     """A keyword new to the game gets the slug of its name: a second keyword with that slug
     (`Knight!` beside `Knight`) would be refused by the database while writing. The others go
     to `report.new_keywords` (the import creates them: a misspelt keyword shows there)."""
-    slugs = {keyword.slug: keyword.name for keyword in game.keywords.all()}
-    names = {keyword.name.lower() for keyword in game.keywords.all()}
+    slugs = {keyword.slug: keyword.name for keyword in game.keyword_list}
+    names = {keyword.name.lower() for keyword in game.keyword_list}
     for record, write in checked:
         for name in (n.strip() for n in write.keywords):
             if not name or name.lower() in names:
@@ -672,18 +672,18 @@ def _flatten(errors, prefix: str = ""):
 def _is_unchanged(instance, data: dict) -> bool:
     for name, value in data.items():
         if name == "keywords":
-            current = {k.name.lower() for k in instance.keywords.all()}
+            current = {k.name.lower() for k in instance.keyword_list}
             if current != {n.strip().lower() for n in value if n.strip()}:
                 return False
         elif name == "colours":
-            if {c.pk for c in instance.colours.all()} != {c.pk for c in value}:
+            if {c.pk for c in instance.colour_list} != {c.pk for c in value}:
                 return False
         elif name == "loyalty" and isinstance(instance, Card):
             current = (instance.loyalty_faction_id, instance.loyalty_points)
             if current != ((value["faction"].pk, value["points"]) if value else (None, None)):
                 return False
         elif name == "loyalty":
-            current = {row.faction_id: row.points for row in instance.loyalties.all()}
+            current = {row.faction_id: row.points for row in instance.loyalty_list}
             if current != {faction.pk: points for faction, points in value.items()}:
                 return False
         elif getattr(instance, name) != value:
@@ -739,8 +739,8 @@ def _leader_record(leader: Leader) -> dict:
     return {
         "slug": leader.slug,
         "name": leader.name,
-        "colours": [c.slug for c in leader.colours.all()],
-        "keywords": [k.name for k in leader.keywords.all()],
+        "colours": [c.slug for c in leader.colour_list],
+        "keywords": [k.name for k in leader.keyword_list],
         "loyalty": leader.loyalty,
         "text": leader.text,
         "image": leader.image,

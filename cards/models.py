@@ -41,6 +41,38 @@ from . import legality, rulebook
 from .text import one_line, several_lines
 
 
+def rows_of(obj, name: str) -> list:
+    """The rows of `obj`'s relation `name`: those it was handed with `hold` (a page that has
+    them in memory already: cards.vocabulary, the deck services), else the relation's own
+    (prefetched, or one query). Read related rows this way (or through the `held` properties),
+    not through `<name>.all()`, so that what a page hands over is seen."""
+    found = obj.__dict__.get(f"held_{name}")
+    return list(getattr(obj, name).all()) if found is None else found
+
+
+def held(name: str) -> property:
+    """A property giving `rows_of(self, name)` (for templates: `card.colour_list`)."""
+    return property(lambda self: rows_of(self, name), doc=f"The {name}: rows_of(self, {name!r}).")
+
+
+def hold(obj, name: str, rows) -> None:
+    """Hand `obj` the rows of its relation `name`, read by its `held` property without a query.
+    An ordinary attribute of the object: a row read again holds nothing; a write to the relation
+    through a service lets go of it (`let_go`)."""
+    setattr(obj, f"held_{name}", list(rows))
+
+
+def holds(obj, name: str) -> bool:
+    """Whether `obj` was handed the rows of its relation `name` (`hold`)."""
+    return f"held_{name}" in obj.__dict__
+
+
+def let_go(obj, *names: str) -> None:
+    """Forget what `obj` holds of these relations: they are read from the database again."""
+    for name in names:
+        obj.__dict__.pop(f"held_{name}", None)
+
+
 class Game(models.Model):
     """A game and its vocabulary: what it calls its leader, cards, cost and colours. Pages take
     every such label from here, never from a template."""
@@ -116,6 +148,13 @@ class Game(models.Model):
     def get_absolute_url(self):
         return reverse("card-list", kwargs={"game": self.slug})
 
+    colour_list = held("colours")
+    rarity_list = held("rarities")
+    type_list = held("card_types")
+    stat_list = held("stats")
+    format_list = held("formats")
+    keyword_list = held("keywords")
+
     def save(self, *args, update_fields=None, **kwargs):
         """Save the game, but never write its rules_version back: an instance read before
         other changes holds an older number, and writing it would hand a version number out
@@ -149,7 +188,7 @@ class Game(models.Model):
 
     def domains(self):
         """{domain slug: Colour} for the colours that a cost domain pays for."""
-        return {c.domain: c for c in self.colours.all() if c.domain}
+        return {c.domain: c for c in self.colour_list if c.domain}
 
     # What pages about the game's cards read of it, prefetched in one go (the pages themselves
     # take it from the cache: cards.vocabulary).
@@ -157,7 +196,7 @@ class Game(models.Model):
 
     def default_format(self) -> "Format | None":
         """The format decks get when none is named (uses prefetched `formats`)."""
-        formats = list(self.formats.all())
+        formats = list(self.format_list)
         return next((f for f in formats if f.is_default), formats[0] if formats else None)
 
 
@@ -349,7 +388,7 @@ class Format(models.Model):
         game's card type names; read from the database when not given)."""
         if type_names is None:
             if getattr(self, "_engine", None) is None:  # once per instance (prefetch-aware)
-                self._engine = self.engine({t.slug: t.name for t in self.game.card_types.all()})
+                self._engine = self.engine({t.slug: t.name for t in self.game.type_list})
             return self._engine
         return legality.Format.from_data(
             self.as_data(), type_names=type_names, leader_label=self.game.leader_label
@@ -401,7 +440,7 @@ def validate_stats(game: Game, stats) -> dict[str, int]:
         return {}
     if not isinstance(stats, dict):
         raise ValidationError('Stats must be an object such as {"atk": 600}.')
-    known = [s.slug for s in game.stats.all()]
+    known = [s.slug for s in game.stat_list]
     errors = []
     for key, value in stats.items():
         if key not in known:
@@ -477,16 +516,25 @@ class ColourIds(Func):
         return f"{table}.colour_ids {self.op} %s::bigint[]", [self.ids]
 
 
-class _Dressed(models.query.ModelIterable):
-    """Rows of a `DressedQuerySet.dressed(words)`: each card (the row, or the row's `card`)
-    points at the game and takes its colours, keywords, rarity, type and loyalty faction from
-    the game's vocabulary (cards.vocabulary)."""
+class Dressing(Value):
+    """What a `DressedQuerySet.dressed` queryset dresses its rows from: the game's Vocabulary
+    (`words`) and the path from a row to its card (`path`, "" for cards). Carried in the query
+    as an alias (never selected), so that every filtered, ordered or sliced copy dresses too."""
 
-    def __iter__(self):
-        words, path = self.queryset._dress_words, self.queryset._dress_path
-        for row in super().__iter__():
-            card = getattr(row, path) if path else row
-            words.dress(card, None, row.colour_ids, row.keyword_ids)
+    def __init__(self, words, path: str):
+        super().__init__(None)
+        self.words, self.path = words, path
+
+    def dress(self, rows):
+        """Each row (a model instance) as it comes, its card dressed from `words`: pointing at
+        the game, with its colours, keywords, rarity, type and loyalty faction held."""
+        for row in rows:
+            if not isinstance(row, models.Model):  # values() of the queryset: plain data
+                yield row
+                continue
+            card = getattr(row, self.path) if self.path else row
+            if not holds(card, "colours"):
+                self.words.dress(card, None, row.colour_ids, row.keyword_ids)
             yield row
 
 
@@ -494,28 +542,30 @@ class DressedQuerySet(models.QuerySet):
     """A queryset of cards, or of rows with a `card`, that can bring each card's colours and
     keywords in its own row (`relation_ids`) instead of two prefetch queries."""
 
-    _dress_words = None
-    _dress_path = ""
-    # Each row costs enough to test that counting a thousand matches shows (a word search):
-    # cards.pagination asks the planner first.
-    costly_to_count = False
+    @property
+    def costly_to_count(self) -> bool:
+        """Whether each row costs enough to test that counting a thousand matches shows (a word
+        search, which says so: `search`): cards.pagination asks the planner first."""
+        return "costly_to_count" in self.query.annotations
 
-    def _clone(self):
-        clone = super()._clone()
-        clone._dress_words, clone._dress_path = self._dress_words, self._dress_path
-        clone.costly_to_count = self.costly_to_count
-        return clone
+    def __iter__(self):
+        rows = super().__iter__()
+        dressing = self.query.annotations.get("dressing")
+        return rows if dressing is None else dressing.dress(rows)
+
+    def get(self, *args, **kwargs):
+        row = super().get(*args, **kwargs)
+        dressing = self.query.annotations.get("dressing")
+        return row if dressing is None else next(dressing.dress([row]))
 
     def dressed(self, words, path: str = ""):
         """Rows whose card (the row, or its `path` relation) is dressed from `words`, the
-        game's Vocabulary (cards.vocabulary; handed in, a queryset never reaches into a cache):
-        one query, whatever the number of rows."""
+        game's Vocabulary (cards.vocabulary; handed in, a queryset never reaches into a cache)
+        as they are iterated: one query, whatever the number of rows."""
         clone = self.annotate(**relation_ids(f"{path}_id" if path else "pk"))
         # The search column is the widest and only the database reads it.
         clone = clone.defer(f"{path}__search_vector" if path else "search_vector")
-        clone._dress_words, clone._dress_path = words, path
-        clone._iterable_class = _Dressed
-        return clone
+        return clone.alias(dressing=Dressing(words, path))
 
 
 # A word start shared by more words of a game's lexicon than this stays a word start.
@@ -566,8 +616,8 @@ class CardQuerySet(DressedQuerySet):
             found = self.filter(
                 search_vector=SearchQuery(query, search_type="raw", config="simple")
             )
-            found.costly_to_count = True  # a word match per row: ~1 µs, 8,000 rows for 1,000
-            return found
+            # A word match per row: ~1 µs, 8,000 rows for 1,000. A mark the query carries.
+            return found.alias(costly_to_count=Value(True))
         for word in words:
             self = self.filter(Q(name__icontains=word) | Q(text__icontains=word))
         return self
@@ -618,7 +668,7 @@ def requirement_q(wanted, game: "Game") -> Q:
     """The database side of a card-versus-leader requirement (cards.legality): the condition
     on Card rows that holds exactly where `wanted.holds(card.info())` does."""
     if getattr(wanted, "attr", "") == "colours":  # the cached vocabulary's, once read
-        allowed = [c.pk for c in game.colours.all() if c.slug in wanted.allowed]
+        allowed = [c.pk for c in game.colour_list if c.slug in wanted.allowed]
     if isinstance(wanted, legality.AllIn) and wanted.attr == "colours":
         return colours_q("<@", allowed)
     if isinstance(wanted, legality.AllIn) and wanted.attr == "factions":
@@ -708,9 +758,12 @@ class Card(models.Model):
     def get_absolute_url(self):
         return reverse("card-detail", kwargs={"game": self.game.slug, "slug": self.slug})
 
+    colour_list = held("colours")
+    keyword_list = held("keywords")
+
     @property
     def factions(self):
-        return [k for k in self.keywords.all() if k.is_faction]
+        return [k for k in self.keyword_list if k.is_faction]
 
     @property
     def loyalty(self) -> dict | None:
@@ -728,7 +781,7 @@ class Card(models.Model):
             "rarity": self.rarity.slug if self.rarity_id else None,
             "cost": self.cost or {},
             "stats": self.stats or {},
-            "keywords": [k.name for k in self.keywords.all()],
+            "keywords": [k.name for k in self.keyword_list],
             "loyalty": self.loyalty,
             "condition": self.condition,
             "text": self.text,
@@ -738,7 +791,7 @@ class Card(models.Model):
             "image": self.image,
         }
         if with_colours:
-            record["colours"] = [c.slug for c in self.colours.all()]
+            record["colours"] = [c.slug for c in self.colour_list]
         return record
 
     @property
@@ -746,7 +799,7 @@ class Card(models.Model):
         """The cost as (colour of the domain, amount) in the game's colour order, then
         (None, generic amount), from the prefetched colours (no query with for_listing())."""
         cost = self.cost or {}
-        items = [(c, cost[c.domain]) for c in self.colours.all() if c.domain in cost]
+        items = [(c, cost[c.domain]) for c in self.colour_list if c.domain in cost]
         if cost.get(legality.GENERIC):
             items.append((None, cost[legality.GENERIC]))
         return items
@@ -755,16 +808,16 @@ class Card(models.Model):
     def stat_items(self) -> list[tuple["Stat", int]]:
         """(Stat, value) in the game's order (needs the game's stats prefetched)."""
         stats = self.stats or {}
-        return [(s, stats[s.slug]) for s in self.game.stats.all() if s.slug in stats]
+        return [(s, stats[s.slug]) for s in self.game.stat_list if s.slug in stats]
 
     def info(self) -> legality.CardInfo:
         """This card as the rules engine sees it (uses the related rows of for_listing())."""
-        keywords = list(self.keywords.all())
+        keywords = list(self.keyword_list)
         return legality.CardInfo(
             slug=self.slug,
             name=self.name,
             rarity=self.rarity.slug if self.rarity_id else "",
-            colours=frozenset(c.slug for c in self.colours.all()),
+            colours=frozenset(c.slug for c in self.colour_list),
             factions=frozenset(k.name for k in keywords if k.is_faction),
             type=self.type.slug,
             keywords=frozenset(k.name for k in keywords),
@@ -804,7 +857,7 @@ class Card(models.Model):
         self.total_cost = sum(self.cost.values())
 
     def save(self, *args, **kwargs):
-        types = list(self.game.card_types.all()[:2]) if self.type_id is None else []
+        types = list(self.game.type_list[:2]) if self.type_id is None else []
         self.derive(self.game, types)
         super().save(*args, **kwargs)
         if self.game.colours_from_cost:
@@ -850,20 +903,24 @@ class Leader(models.Model):
     def get_absolute_url(self):
         return reverse("leader-detail", kwargs={"game": self.game.slug, "slug": self.slug})
 
+    colour_list = held("colours")
+    keyword_list = held("keywords")
+    loyalty_list = held("loyalties")
+
     @property
     def factions(self):
-        return [k for k in self.keywords.all() if k.is_faction]
+        return [k for k in self.keyword_list if k.is_faction]
 
     @property
     def loyalty(self) -> dict[str, int]:
         """{faction name: points} (needs `loyalties__faction` prefetched in lists)."""
-        return {row.faction.name: row.points for row in self.loyalties.all()}
+        return {row.faction.name: row.points for row in self.loyalty_list}
 
     def info(self) -> legality.LeaderInfo:
         return legality.LeaderInfo(
             slug=self.slug,
             name=self.name,
-            colours=frozenset(c.slug for c in self.colours.all()),
+            colours=frozenset(c.slug for c in self.colour_list),
             factions=frozenset(k.name for k in self.factions),
             loyalty=frozenset(self.loyalty.items()),
         )

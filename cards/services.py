@@ -6,7 +6,7 @@ from datetime import date
 from typing import NamedTuple
 
 from django.core.exceptions import ValidationError
-from django.db import transaction
+from django.db import connection, transaction
 from django.utils import timezone
 from django.utils.text import slugify
 
@@ -25,6 +25,7 @@ from .models import (
     RuleSection,
     Ruling,
     Stat,
+    let_go,
     section_hrefs,
     section_links,
 )
@@ -100,8 +101,8 @@ def _replace(relation, rows: dict[int, list[int]]) -> None:
 
 
 def _written(objs: list) -> None:
-    for obj in objs:  # their relations were replaced under any prefetched ones
-        obj._prefetched_objects_cache = {}
+    for obj in objs:  # their relations were replaced: what they held is read again
+        let_go(obj, "colours", "keywords", "loyalties")
 
 
 def save_card(
@@ -127,7 +128,7 @@ def save_cards(*, game: Game, writes: Iterable[CardWrite]) -> list[Card]:
     if not writes:
         return []
     vocabulary = Game.objects.prefetch_related("colours", "card_types").get(pk=game.pk)
-    types, domains = list(vocabulary.card_types.all()[:2]), vocabulary.domains()
+    types, domains = list(vocabulary.type_list[:2]), vocabulary.domains()
     found = _keywords(game=game, names=(n for w in writes for n in w.keywords))
     cards, keywords, colours = [], [], []
     for write in writes:
@@ -200,8 +201,13 @@ def save_leaders(*, game: Game, writes: Iterable[LeaderWrite]) -> list[Leader]:
         },
     )
     replaced = [leader.pk for leader, write in pairs if write.loyalty is not None]
-    # One DELETE, not a delete with signals per row: signals.written below stands for them.
-    Loyalty.objects.filter(leader_id__in=replaced)._raw_delete(Loyalty.objects.db)
+    if replaced:  # one DELETE, no signal per row: signals.written below stands for them
+        with connection.cursor() as cursor:
+            cursor.execute(
+                f"DELETE FROM {Loyalty._meta.db_table} WHERE leader_id IN "  # noqa: S608
+                f"({', '.join(['%s'] * len(replaced))})",
+                replaced,
+            )
     Loyalty.objects.bulk_create(
         Loyalty(leader=leader, faction=faction, points=points)
         for leader, write in pairs
@@ -303,7 +309,7 @@ def export_game_definition(game: Game) -> dict:
     definition["factions"] = list(
         game.keywords.filter(is_faction=True).values_list("name", flat=True)
     )
-    definition["formats"] = [f.as_data() for f in game.formats.all()]
+    definition["formats"] = [f.as_data() for f in game.format_list]
     return definition
 
 

@@ -144,12 +144,12 @@ def game_detail(request, game):
         "cards/game_detail.html",
         {
             "game": game,
-            "colours": list(game.colours.all()),
-            "rarities": list(game.rarities.all()),
-            "card_types": list(game.card_types.all()),
-            "stats": list(game.stats.all()),
-            "formats": list(game.formats.all()),
-            "factions": [k for k in game.keywords.all() if k.is_faction],
+            "colours": list(game.colour_list),
+            "rarities": list(game.rarity_list),
+            "card_types": list(game.type_list),
+            "stats": list(game.stat_list),
+            "formats": list(game.format_list),
+            "factions": [k for k in game.keyword_list if k.is_faction],
         },
     )
 
@@ -160,11 +160,11 @@ def format_detail(request, game, slug):
     """A format in words: its deck sections and every rule, each linked to its rules section
     and marked when the site chose it; the other formats of the game."""
     game = vocabulary.game_or_404(request, game)
-    formats = list(game.formats.all())
+    formats = list(game.format_list)
     fmt = next((f for f in formats if f.slug == slug), None)
     if fmt is None:
         raise Http404("No such format.")
-    engine = fmt.engine({t.slug: t.name for t in game.card_types.all()})
+    engine = fmt.engine({t.slug: t.name for t in game.type_list})
     refs = {rule.get("section") for rule in fmt.rules} - {None}
     anchors = dict(
         RuleSection.objects.filter(game=game, number__in=refs).values_list("number", "anchor")

@@ -335,7 +335,7 @@ class DeckSerializer(serializers.ModelSerializer):
     @extend_schema_field(CardCountSerializer(many=True))
     def get_cards(self, deck) -> list[dict]:
         order = {slug: i for i, slug in enumerate(deck.format.slugs)}
-        entries = sorted(deck.entries.all(), key=lambda e: (order.get(e.section, 99), e.card.name))
+        entries = sorted(deck.entry_list, key=lambda e: (order.get(e.section, 99), e.card.name))
         return [{"card": e.card.slug, "count": e.count, "section": e.section} for e in entries]
 
     @extend_schema_field(UnpublishedSerializer(allow_null=True))

@@ -8,7 +8,7 @@ from django.db.models import Q
 from django.urls import reverse
 from django.utils import timezone
 
-from cards.models import Card, DressedQuerySet, Format, Game, Leader
+from cards.models import Card, DressedQuerySet, Format, Game, Leader, held
 from cards.text import one_line, several_lines
 
 
@@ -105,6 +105,8 @@ class Deck(models.Model):
 
     def get_absolute_url(self):
         return reverse("deck-detail", kwargs={"share_id": self.share_id})
+
+    entry_list = held("entries")
 
     @property
     def etag(self) -> str:

@@ -19,8 +19,7 @@ from django.http import Http404
 from django.utils import timezone
 
 from cards import legality, vocabulary
-from cards.models import Card, Format, Game, Leader
-from cards.vocabulary import prefetched
+from cards.models import Card, Format, Game, Leader, hold
 
 from . import history
 from .models import Deck, DeckCard, DeckVersion, Visibility
@@ -283,7 +282,7 @@ def deck_set_count(
     The engine's data comes from the game's cached vocabulary at the rules_version the lock
     read (cards.vocabulary): the leader and the format's words cost no query. Only the changed
     entry is written, and the deck comes back with its entries as they now are
-    (`deck.entries.all()`: no query), for the answer. A refusal (DeckNotLegal) rolls back the
+    (`deck.entry_list`: no query), for the answer. A refusal (DeckNotLegal) rolls back the
     caller's transaction too (which has no use for a savepoint: two statements less)."""
     if entries is not None and not transaction.get_connection().in_atomic_block:
         raise RuntimeError("Entries handed over must come from the caller's locked read.")
@@ -306,7 +305,7 @@ def _set_count(deck: Deck, card: Card, count, section: str | None, entries: list
     current = entries[at].count if at is not None else 0
     new = max(0, min(count(current) if callable(count) else count, MAX_COPIES))
     if callable(count) and new == current:
-        prefetched(deck, "entries", entries)
+        hold(deck, "entries", entries)
         return deck
     if at is None:  # not in this section yet: its card as the other entries have it
         dressed = next((e.card for e in entries if e.card_id == card.pk), None)
@@ -322,7 +321,7 @@ def _set_count(deck: Deck, card: Card, count, section: str | None, entries: list
     if deck.leader_id and leader is None:
         leader = leader_for_rules(deck.leader)
     _save(deck, contents, dressed=True, leader=leader, changed=entry)
-    prefetched(deck, "entries", [e for e in entries if e.count])
+    hold(deck, "entries", [e for e in entries if e.count])
     return deck
 
 

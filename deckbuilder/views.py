@@ -24,10 +24,9 @@ from django.views.decorators.http import require_http_methods, require_POST, req
 
 from cards import legality, vocabulary
 from cards.filters import CardFilter
-from cards.models import Card, Game, Leader
+from cards.models import Card, Game, Leader, hold, holds
 from cards.pagecache import anonymous_page
 from cards.pagination import paginate as paginate_capped
-from cards.vocabulary import prefetched
 
 from . import analysis, history, pages, services
 from .forms import (
@@ -85,9 +84,9 @@ def _deck_or_404(request, share_id: str, *, lock: bool = False) -> Deck:
 def _entries(deck: Deck) -> list[DeckCard]:
     """The deck's entries with their cards, dressed from the game's cached vocabulary: one
     query whatever the deck's size, none when a service handed them over (deck_set_count)."""
-    if "entries" in getattr(deck, "_prefetched_objects_cache", {}):
-        return list(deck.entries.all())
-    return list(deck.entries.with_cards(vocabulary.of(deck.game)))
+    if not holds(deck, "entries"):
+        hold(deck, "entries", deck.entries.with_cards(vocabulary.of(deck.game)))
+    return list(deck.entry_list)
 
 
 def _leader(deck: Deck) -> Leader | None:
@@ -346,7 +345,7 @@ def _change_count(request, share_id: str):
     except services.DeckNotLegal as e:  # rolled back: the deck and entries as read
         error = e
     if errors or error:
-        prefetched(deck, "entries", entries)
+        hold(deck, "entries", entries)
     if errors:
         if not _is_htmx(request):
             return _render_builder(request, deck, count_errors=errors, status=400)
@@ -456,7 +455,7 @@ def deck_new(request):
         "games": games,
         "game": game,
         "form": form,
-        "formats": list(game.formats.all()),
+        "formats": list(game.format_list),
         "chosen_format": form["format"].value(),
         "leaders": list(leaders) if game.has_leaders else [],
         "chosen": form["leader"].value() if game.has_leaders else None,

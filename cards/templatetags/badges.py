@@ -180,10 +180,10 @@ def card_facts(card, game):
     """Type (where the game has several), colours (where it names them), rarity, stats and
     loyalty of a card, as badges (a card of for_listing(); `game` with its vocabulary)."""
     lines = []
-    if len(game.card_types.all()) > 1:
+    if len(game.type_list) > 1:
         lines.append(format_html('<span class="badge type">{}</span>', card.type.name))
     if game.colour_label:
-        colours = list(card.colours.all()) or [None]
+        colours = list(card.colour_list) or [None]
         lines.append("".join(f"{colour_badge(colour, game)} " for colour in colours))
     if card.rarity:
         lines.append(rarity_badge(card.rarity))
