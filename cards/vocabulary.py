@@ -130,6 +130,7 @@ class Vocabulary:
         self.type_by_pk = {t.pk: t for t in self.card_types}
         self.keyword_by_pk = {k.pk: k for k in self.keywords}
         self.leader_by_pk = {leader.pk: leader for leader in self.leaders}
+        self.format_by_pk = {fmt.pk: fmt for fmt in self.formats}
         self.leader_by_slug = {leader.slug: leader for leader in self.leaders}
         self._colour_order = {c.pk: i for i, c in enumerate(self.colours)}
         self._keyword_order = {k.pk: i for i, k in enumerate(self.keywords)}
@@ -268,11 +269,15 @@ def of(game: Game) -> Vocabulary:
     docstring): no query when this process or the shared cache has it."""
     found = getattr(game, "words", None)
     if found is None:
-        found = cached(
-            f"vocabulary:{game.pk}", game.rules_version, lambda: _load(game.pk), Vocabulary
-        )
+        found = at(game.pk, game.rules_version)
         found.attach(game)
     return found
+
+
+def at(game_id: int, rules_version: int) -> Vocabulary:
+    """The vocabulary of the game `game_id` at `rules_version`, read with a row that points at
+    the game (a deck): its `game` is the game's row of that version, to be read, not changed."""
+    return cached(f"vocabulary:{game_id}", rules_version, lambda: _load(game_id), Vocabulary)
 
 
 def lexicon(game: Game) -> tuple[str, ...]:

@@ -14,7 +14,7 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
 from django.db import connection, transaction
-from django.db.models import Exists, OuterRef
+from django.db.models import Exists, F, OuterRef
 from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.cache import patch_vary_headers
@@ -27,6 +27,7 @@ from cards.filters import CardFilter
 from cards.models import Card, Game, Leader, hold, holds
 from cards.pagecache import anonymous_page
 from cards.pagination import paginate as paginate_capped
+from cards.templatetags.badges import address
 
 from . import analysis, history, pages, services
 from .forms import (
@@ -63,20 +64,26 @@ def healthz(request):
 
 
 def _deck_or_404(request, share_id: str, *, lock: bool = False) -> Deck:
-    """The deck `request.user` may see (404 otherwise) with its owner, game, format and leader,
-    and the version of the site's games for the navigation: one query. The game gets its
-    vocabulary (cards.vocabulary) and the format points at it. `lock`: read with
-    `select_for_update`, in the caller's transaction."""
+    """The deck `request.user` may see (404 otherwise) with its owner, and the version of the
+    site's games for the navigation: one query. Its game (with its vocabulary), format and
+    leader come from the game's vocabulary at the rules_version read with it (cards.vocabulary),
+    not from joins. `lock`: read with `select_for_update`, in the caller's transaction."""
     decks = (
         Deck.objects.visible_to(request.user)
-        .for_display()
-        .annotate(games_version=vocabulary.games_version())
+        .select_related("owner")
+        .annotate(games_version=vocabulary.games_version(), rules_version=F("game__rules_version"))
     )
-    if lock:  # of=self: the leader is a nullable join, which PostgreSQL cannot lock
+    if lock:  # of=self: only the deck's row
         decks = decks.select_for_update(of=("self",))
     deck = get_object_or_404(decks, share_id=share_id)
     vocabulary.remember_games_version(request, deck.games_version)
-    vocabulary.of(deck.game)
+    words = vocabulary.at(deck.game_id, deck.rules_version)
+    deck.game = words.game
+    # What the version does not hold (none, with deletions protected) is read when asked for.
+    if deck.format_id in words.format_by_pk:
+        deck.format = words.format_by_pk[deck.format_id]
+    if deck.leader_id in words.leader_by_pk:
+        deck.leader = words.leader_by_pk[deck.leader_id]
     deck.format.game = deck.game
     return deck
 
@@ -107,14 +114,23 @@ def _paginate(request, items, per_page):
 
 
 def _named(problems, cards_by_slug: dict, game: Game) -> list[dict]:
-    """Problems (dicts or legality.Problem) with the Card they concern and the page of the rule
-    they break (`rule_url`, None when the rule names no section), for links."""
+    """Problems (dicts or legality.Problem) with the Card they concern and its page
+    (`card_url`), and the page of the rule they break (`rule_url`, None when the rule names no
+    section), for links."""
     problems = [p if isinstance(p, dict) else p.as_dict() for p in problems]
     urls = vocabulary.of(game).rule_urls if problems else {}
-    return [
-        {**p, "card_obj": cards_by_slug.get(p.get("card")), "rule_url": urls.get(p.get("ref"))}
-        for p in problems
-    ]
+    named = []
+    for problem in problems:
+        card = cards_by_slug.get(problem.get("card"))
+        named.append(
+            {
+                **problem,
+                "card_obj": card,
+                "card_url": address("card-detail", game, card.slug) if card else None,
+                "rule_url": urls.get(problem.get("ref")),
+            }
+        )
+    return named
 
 
 def _not_legal(error: services.DeckNotLegal | None, cards_by_slug: dict, deck: Deck):
