@@ -143,5 +143,5 @@ def card_row(context, card):
         f'    <p class="badges">\n      {cost(card.cost_items, game, compact=True)}\n'
         f"      {card_facts(card, game)}\n    </p>\n    {keyword_list(card.keyword_list)}\n"
         f"    {text if card.text else ''}\n    {reason}\n  </div>\n"
-        f"  {card_controls(context, card, context.get('several_sections'))}\n</li>"
+        f"  {card_controls(context, card, context.get('several_sections'))}\n</li>\n"
     )
