@@ -12,11 +12,17 @@ asks the planner and counts only if needed, in the one statement the count alway
 the estimate be that far off, the list shows "1,000+" where it could have said how many; it
 pages the same. A word search counted to `FEW` matches or fewer reads its page through the
 search index and sorts it (`sorted_apart`).
+
+Other querysets read a page and its count in one statement (`counted_page`): the capped count
+is a subquery of the page's query, which the database runs once. A page past the end, or an
+empty list, takes the two statements.
 """
 
+from django.core.exceptions import EmptyResultSet
 from django.core.paginator import EmptyPage, Page, PageNotAnInteger, Paginator
 from django.db import connection
 from django.db.models import F
+from django.db.models.expressions import RawSQL
 from django.db.models.functions import Coalesce
 from django.utils.functional import cached_property
 
@@ -94,6 +100,36 @@ class CappedPaginator(Paginator):
         """The count as pages show it: "24", or "1,000+" above the cap."""
         return f"{self.cap:,}+" if self.capped else str(self.count)
 
+    def counted_page(self, number) -> Page | None:
+        """Page `number` (None: the first) and the count in one statement, when the rows are a
+        queryset whose count does not decide their order (not a costly word search); None when
+        it cannot tell (a page past the end, an empty list, not a page number): `page` then
+        counts first."""
+        rows = self.object_list
+        if "count" in self.__dict__ or not hasattr(rows, "annotate"):
+            return None
+        if getattr(rows, "costly_to_count", False):
+            return None
+        if number in (None, ""):
+            number = 1
+        elif isinstance(number, str) and number.isdigit():
+            number = int(number)
+        if not isinstance(number, int) or not 1 <= number <= self.cap // self.per_page + 1:
+            return None  # not a page number, or past the rows a count reaches: counted apart
+        try:
+            counted, params = rows.order_by().values("pk")[: self.cap + 1].query.sql_with_params()
+        except EmptyResultSet:  # a queryset that can match nothing: no statement needed
+            return None
+        total = RawSQL(f"SELECT COUNT(*) FROM ({counted}) AS counted", params)  # noqa: S611
+        bottom = (number - 1) * self.per_page
+        found = list(rows.annotate(capped_total=total)[bottom : bottom + self.per_page + 1])
+        if not found:
+            return None
+        self.count = found[0].capped_total
+        if self.capped:
+            return OpenPage(found[: self.per_page], number, self, more=len(found) > self.per_page)
+        return Page(found[: self.per_page], number, self)
+
     def validate_number(self, number) -> int:
         if not self.capped:
             return super().validate_number(number)
@@ -108,6 +144,9 @@ class CappedPaginator(Paginator):
         return number
 
     def page(self, number) -> Page:
+        found = self.counted_page(number)
+        if found is not None:
+            return found
         if not self.capped:
             if getattr(self.object_list, "costly_to_count", False) and self.count <= FEW:
                 self.object_list = sorted_apart(self.object_list)
@@ -120,6 +159,9 @@ class CappedPaginator(Paginator):
         return OpenPage(rows[: self.per_page], number, self, more=len(rows) > self.per_page)
 
     def get_page(self, number) -> Page:
+        found = self.counted_page(number)
+        if found is not None:
+            return found
         if not self.capped:
             return super().get_page(number)
         try:

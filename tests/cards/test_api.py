@@ -144,7 +144,7 @@ def test_bad_filter_values_answer_400_naming_the_filter(api, params):
 
 @pytest.mark.parametrize("params", [{}, {"q": "filler"}], ids=["all", "search"])
 @pytest.mark.usefixtures("uncached")  # the page's own queries
-def test_card_list_takes_three_queries_whatever_the_page_size(api, game, params):
+def test_card_list_takes_the_same_queries_whatever_the_page_size(api, game, params):
     for i in range(30):
         services.save_card(
             game=game,
@@ -160,9 +160,11 @@ def test_card_list_takes_three_queries_whatever_the_page_size(api, game, params)
         assert len(response.json()["results"]) == size
         assert response.json()["count"] >= 30  # the API's count stays exact
         counts.append(len(ctx.captured_queries))
-    # the game (its vocabulary from the cache), the count, the page of cards (their colours and
-    # keywords in their rows)
-    assert counts == [3, 3]
+    # the game (its vocabulary from the cache) and the page of cards with its count (their
+    # colours and keywords in their rows); a word search on PostgreSQL is counted first (its
+    # count decides its order: cards.pagination)
+    searched_apart = "q" in params and connection.vendor == "postgresql"
+    assert counts == [3, 3] if searched_apart else counts == [2, 2]
     filler = next(c for c in response.json()["results"] if c["name"] == "Filler 1")
     assert filler["keywords"] == ["Extra 1", "Keld"] and filler["colours"] == ["green"]
 
