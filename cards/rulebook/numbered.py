@@ -43,7 +43,14 @@ from .numbers import CHAPTER, NUMBER, parent_number, sort_key, split_number
 
 NAME, LABEL = "numbered", "numbered rules"
 
-RULE = re.compile(rf"^(?P<number>{NUMBER})(?P<dot>\.?)(?:\s+(?P<text>\S.*))?$")
+# A rule: its number, then its text after a space, or right after the number's dot when the
+# text starts with a letter ("901.4.All players", as PDF dumps glue them).
+RULE = re.compile(
+    rf"^(?P<number>{NUMBER})(?P<dot>\.?)(?:\s+(?P<text>\S.*)|(?<=\.)(?P<glued>[^\W\d_].*))?$"
+)
+# A contents entry with its page: a title, a dotted leader, a page number ("General ..... 3",
+# "1400. Old Rules and Wordings ..... 102"). Never a rule, wherever it is.
+LEADER = re.compile(r"(?:\s*[.·…]){4,}\s*\d{1,4}$")
 PAGE_NUMBER = re.compile(
     r"^(?:[-–—]\s*)?\d{1,4}(?:\s*[-–—])?$|^(?:page|p\.|стр\.?|страница)\s*\d+"
     r"(?:\s*(?:of|из|/)\s*\d+)?$|^\d{1,4}\s*(?:/|of|из)\s*\d{1,4}$",
@@ -161,9 +168,10 @@ def _rows(source: Source, markup: bool, warn: Warn) -> list[Row]:
                 text = DATA_IMAGE.sub("", text).strip()
                 warn(i, f"an image embedded in the text ({size // 1024} KB) was dropped")
         row = Row(i, text, heading)
-        match = RULE.match(text) if i not in code else None
+        match = RULE.match(text) if i not in code and not LEADER.search(text) else None
         if match and (match["dot"] or "." in match["number"] or match["number"][-1].isalpha()):
-            row.number, row.rest, row.dot = match["number"], match["text"] or "", bool(match["dot"])
+            row.number, row.dot = match["number"], bool(match["dot"])
+            row.rest = match["text"] or match["glued"] or ""
         rows.append(row)
     return rows
 
@@ -192,16 +200,17 @@ def _drop_furniture(rows: list[Row], source: Source, warn: Warn) -> list[Row]:
 
 def _skip_contents(rows: list[Row], warn: Warn) -> tuple[list[Row], set[str]]:
     """Without the contents page, and the unnumbered entries it lists (casefolded)."""
+    rows, paged = _skip_paged_contents(rows, warn)
     numbered = [k for k, r in enumerate(rows) if r.number]
     if not numbered:
-        return rows, set()
+        return rows, paged
     first = numbered[0]
     again = next((k for k in numbered[1:] if rows[k].number == rows[first].number), None)
     if again is None:
-        return rows, set()
+        return rows, paged
     listed = [rows[k] for k in numbered if first <= k < again]
     if sum(is_heading_text(r.rest) for r in listed) < 0.8 * len(listed):
-        return rows, set()
+        return rows, paged
     start = first
     while start and not rows[start - 1].text:
         start -= 1
@@ -213,7 +222,33 @@ def _skip_contents(rows: list[Row], warn: Warn) -> tuple[list[Row], set[str]]:
         f"a table of contents ({len(listed)} entries, to line {rows[again - 1].index + 1}) "
         "was skipped",
     )
-    return rows[:start] + rows[again:], entries
+    return rows[:start] + rows[again:], entries | paged
+
+
+def _skip_paged_contents(rows: list[Row], warn: Warn) -> tuple[list[Row], set[str]]:
+    """Without the entries of a contents page that gives pages (a dotted leader and a page
+    number: a PDF's contents as `pdftotext` prints them; its bare chapter numbers went with the
+    page numbers) and the title above them; with the titles they list (casefolded)."""
+    entries = [k for k, r in enumerate(rows) if LEADER.search(r.text) and not r.heading]
+    if not entries:
+        return rows, set()
+    drop = set(entries)
+    above = entries[0] - 1
+    while above >= 0 and not rows[above].text:
+        above -= 1
+    if above >= 0 and rows[above].text.casefold().rstrip(":") in CONTENTS:
+        drop.add(above)
+    titles = set()
+    for k in entries:  # "1400. Old Rules ..... 102" lists "old rules"
+        title = LEADER.sub("", rows[k].text).strip()
+        match = RULE.match(title)
+        titles.add((match and (match["text"] or match["glued"]) or title).casefold())
+    warn(
+        rows[entries[0]].index,
+        f"a table of contents ({len(entries)} entries with page numbers, to line "
+        f"{rows[entries[-1]].index + 1}) was skipped",
+    )
+    return [r for k, r in enumerate(rows) if k not in drop], titles
 
 
 def _chaptered(rows: list[Row]) -> bool:

@@ -362,3 +362,58 @@ def test_indented_rules_and_examples_are_read_as_layout():
         "Each player needs a deck.\n\nExample: A player with no deck cannot play."
     )
     assert by_number["2.1"].title == "Abandon"
+
+
+# --- contents pages as PDF dumps print them (Force of Will CR 12.7) --------------------------
+
+PAGED_CONTENTS = """\
+Force of Will Comprehensive Rules ver. 12.7
+Last update: 2023/06/01
+Contents
+100
+200
+1400
+Overview ......................................... 3
+Card Information ................................ 9
+Old Rules and Wordings ..... 102
+1400. Old Rules and Wordings ..... 102
+Glossary . . . . . . . . 110
+100. Overview
+100.1. These are the comprehensive rules of the game.
+100.2. A rule that starts right after its number's dot is still that rule.
+200. Card Information
+200.1. A card has a name.
+901.4.All players reveal their hands at the same time.
+1400. Old Rules and Wordings
+1400.1. Older printings keep their meaning.
+Glossary
+Ruler
+The card a player starts the game with.
+"""
+
+
+def test_a_contents_page_of_bare_numbers_and_dotted_titles_with_pages_is_not_read_as_rules():
+    document = rulebook.parse_document(PAGED_CONTENTS)
+    numbers = [s.number for s in document.sections]
+    assert numbers[:6] == "0 100 100.1 100.2 200 200.1".split()
+    assert {"901.4", "1400", "1400.1"} <= set(numbers)
+    assert numbers.index("901.4") < numbers.index("1400") < numbers.index("1400.1")
+    assert not any("does not follow" in w.message for w in document.warnings)
+    assert any(
+        "table of contents (5 entries with page numbers" in w.message for w in document.warnings
+    )
+    front = sections(document)["0"]
+    assert "....." not in front.body and ". . ." not in front.body
+    assert "Contents" not in front.body
+    assert sections(document)["1400"].title == "Old Rules and Wordings"
+
+
+def test_a_rule_whose_text_follows_its_number_without_a_space_is_that_rule():
+    document = rulebook.parse_document(PAGED_CONTENTS)
+    assert sections(document)["901.4"].body == "All players reveal their hands at the same time."
+
+
+def test_the_glossary_a_paged_contents_lists_is_back_matter():
+    document = rulebook.parse_document(PAGED_CONTENTS)
+    glossary = next(s for s in document.sections if s.title == "Glossary")
+    assert [s.title for s in document.sections if s.parent_number == glossary.number] == ["Ruler"]
