@@ -133,7 +133,7 @@ class GameSerializer(serializers.ModelSerializer):
 
     @extend_schema_field(FormatSummarySerializer(many=True))
     def get_formats(self, game) -> list[dict]:
-        formats = list(game.format_list)
+        formats = game.format_list
         for fmt in formats:
             fmt.game = game
         return FormatSummarySerializer(formats, many=True, context=self.context).data
@@ -367,7 +367,7 @@ class CardSerializer(GameScopedSerializer):
         attrs = super().validate(attrs)
         game, creating = self.game, self.instance is None
         if creating and "type" not in attrs:
-            types = list(game.type_list[:2])
+            types = game.type_list[:2]
             if len(types) != 1:  # a game with one card type: that one (Card.save)
                 raise serializers.ValidationError({"type": ["This field is required."]})
         if creating and attrs.get("rarity") is None and game.rarities.exists():
@@ -426,7 +426,7 @@ class LeaderSerializer(GameScopedSerializer):
             if keywords is None:
                 keywords = [k.name for k in self.instance.keyword_list]
             if colours is None:
-                colours = list(self.instance.colour_list)
+                colours = self.instance.colour_list
         return services.LeaderWrite(data, colours or [], keywords or [], loyalty, self.instance)
 
     def save(self, **kwargs):

@@ -189,7 +189,7 @@ def stats_text(card: Card) -> str:
 def card_face_svg(card: Card, game: Game) -> str:
     """The face of `card` (loaded with for_listing(); `game` with its stats prefetched, also as
     `card.game`) as a standalone SVG document."""
-    colours = list(card.colour_list)
+    colours = card.colour_list
     keywords = [k.name for k in card.keyword_list]
     defs, frame, accent = _frame(colours)
     parts = []

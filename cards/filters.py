@@ -225,7 +225,7 @@ class CardFilter(django_filters.FilterSet):
                     label=f"{stat.name} {'from' if end == 'min' else 'to'}",
                     min_value=0,
                 )
-        colours = list(game.colour_list)
+        colours = game.colour_list
         self.filters["colour"].extra["choices"] = [
             (c.slug, f"{c.symbol} {c.name}") for c in colours
         ] + [(COLOURLESS, "◇ Colourless")]
@@ -264,7 +264,7 @@ class CardFilter(django_filters.FilterSet):
         if not value:
             return queryset
         slug = self.form.cleaned_data.get("in_format")
-        formats = list(self.game.format_list)
+        formats = self.game.format_list
         fmt = next((f for f in formats if f.slug == slug), None) or self.game.default_format()
         # The leader with its colours, factions and loyalty, from the game's cached vocabulary
         # when the page attached it (else usable_by reads them).
@@ -283,7 +283,7 @@ class CardFilter(django_filters.FilterSet):
         data = self.data
         chosen_colours, chosen_rarities = set(data.getlist("colour")), set(data.getlist("rarity"))
         chosen_types = set(data.getlist("type"))
-        keywords = list(self.game.keyword_list)  # no query with the vocabulary attached
+        keywords = self.game.keyword_list  # no query with the vocabulary attached
         keys = [k for k in self.filters if k not in ("sort", "in_format", *exclude)]
         return {
             "type_options": [

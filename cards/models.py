@@ -196,7 +196,7 @@ class Game(models.Model):
 
     def default_format(self) -> "Format | None":
         """The format decks get when none is named (uses prefetched `formats`)."""
-        formats = list(self.format_list)
+        formats = self.format_list
         return next((f for f in formats if f.is_default), formats[0] if formats else None)
 
 
@@ -815,7 +815,7 @@ class Card(models.Model):
 
     def info(self) -> legality.CardInfo:
         """This card as the rules engine sees it (uses the related rows of for_listing())."""
-        keywords = list(self.keyword_list)
+        keywords = self.keyword_list
         return legality.CardInfo(
             slug=self.slug,
             name=self.name,
@@ -860,7 +860,7 @@ class Card(models.Model):
         self.total_cost = sum(self.cost.values())
 
     def save(self, *args, **kwargs):
-        types = list(self.game.type_list[:2]) if self.type_id is None else []
+        types = self.game.type_list[:2] if self.type_id is None else []
         self.derive(self.game, types)
         super().save(*args, **kwargs)
         if self.game.colours_from_cost:

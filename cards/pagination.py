@@ -31,11 +31,16 @@ ESTIMATE_MARGIN = 2
 FEW = 500  # matches of a word search sorted apart (sorted_apart)
 
 
+def _up_to(rows, cap: int):
+    """The ids of up to `cap` + 1 rows, unordered: what a capped count counts."""
+    return rows.order_by().values("pk")[: cap + 1]
+
+
 def capped_count(rows, cap: int) -> int:
     """How many rows the queryset gives, up to `cap` + 1; see above for costly rows."""
-    rows = rows.order_by().values("pk")
     if not (getattr(rows, "costly_to_count", False) and connection.vendor == "postgresql"):
-        return rows[: cap + 1].count()
+        return _up_to(rows, cap).count()
+    rows = rows.order_by().values("pk")
     sql, params = rows.query.sql_with_params()
     query = connection.ops.compose_sql(sql, params)  # its values quoted as literals
     with connection.cursor() as cursor:
@@ -117,7 +122,7 @@ class CappedPaginator(Paginator):
         if not isinstance(number, int) or not 1 <= number <= self.cap // self.per_page + 1:
             return None  # not a page number, or past the rows a count reaches: counted apart
         try:
-            counted, params = rows.order_by().values("pk")[: self.cap + 1].query.sql_with_params()
+            counted, params = _up_to(rows, self.cap).query.sql_with_params()
         except EmptyResultSet:  # a queryset that can match nothing: no statement needed
             return None
         total = RawSQL(f"SELECT COUNT(*) FROM ({counted}) AS counted", params)  # noqa: S611

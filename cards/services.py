@@ -128,7 +128,7 @@ def save_cards(*, game: Game, writes: Iterable[CardWrite]) -> list[Card]:
     if not writes:
         return []
     vocabulary = Game.objects.prefetch_related("colours", "card_types").get(pk=game.pk)
-    types, domains = list(vocabulary.type_list[:2]), vocabulary.domains()
+    types, domains = vocabulary.type_list[:2], vocabulary.domains()
     found = _keywords(game=game, names=(n for w in writes for n in w.keywords))
     cards, keywords, colours = [], [], []
     for write in writes:

@@ -144,11 +144,11 @@ def game_detail(request, game):
         "cards/game_detail.html",
         {
             "game": game,
-            "colours": list(game.colour_list),
-            "rarities": list(game.rarity_list),
-            "card_types": list(game.type_list),
-            "stats": list(game.stat_list),
-            "formats": list(game.format_list),
+            "colours": game.colour_list,
+            "rarities": game.rarity_list,
+            "card_types": game.type_list,
+            "stats": game.stat_list,
+            "formats": game.format_list,
             "factions": [k for k in game.keyword_list if k.is_faction],
         },
     )
@@ -160,7 +160,7 @@ def format_detail(request, game, slug):
     """A format in words: its deck sections and every rule, each linked to its rules section
     and marked when the site chose it; the other formats of the game."""
     game = vocabulary.game_or_404(request, game)
-    formats = list(game.format_list)
+    formats = game.format_list
     fmt = next((f for f in formats if f.slug == slug), None)
     if fmt is None:
         raise Http404("No such format.")

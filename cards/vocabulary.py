@@ -207,7 +207,7 @@ class Vocabulary:
     def colours_of(self, leader: Leader) -> list[Colour]:
         """The leader's colours in the game's order, as `leader.colour_list` (no manager)."""
         found = self._leader_colours.get(leader.pk)
-        return found if found is not None else list(leader.colour_list)
+        return found if found is not None else leader.colour_list
 
     @cached_property
     def _leader_infos(self) -> dict:

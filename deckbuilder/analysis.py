@@ -48,7 +48,7 @@ def deck_stats(entries, game) -> list[dict]:
     colourless = 0
     for entry in entries:
         card, n = entry.card, entry.count
-        card_colours = list(card.colour_list)
+        card_colours = card.colour_list
         for colour in card_colours:
             colours[colour] = colours.get(colour, 0) + n
             amount = (card.cost or {}).get(colour.domain)

@@ -471,7 +471,7 @@ def deck_new(request):
         "games": games,
         "game": game,
         "form": form,
-        "formats": list(game.format_list),
+        "formats": game.format_list,
         "chosen_format": form["format"].value(),
         "leaders": list(leaders) if game.has_leaders else [],
         "chosen": form["leader"].value() if game.has_leaders else None,

@@ -166,7 +166,7 @@ def card_facts(card, game):
     if len(game.type_list) > 1:
         lines.append(f'<span class="badge type">{esc(card.type.name)}</span>')
     if game.colour_label:
-        colours = list(card.colour_list) or [None]
+        colours = card.colour_list or [None]
         lines.append("".join(f"{colour_badge(colour, game)} " for colour in colours))
     if card.rarity:
         lines.append(rarity_badge(card.rarity))
