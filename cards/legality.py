@@ -16,10 +16,10 @@ code and the deck section it concerns. `validate_format(data)` says what is wron
 before it is stored.
 
 Rules that judge one card against the leader (`colour_identity`, `faction_gate`,
-`loyalty_gate`) are defined once, as a *requirement* the leader sets (`AllIn`, `SharesOne`,
-`LoyaltyWithin`): the engine asks `requirement.holds(card)`, and the database side
-(cards.models) turns the same requirement into a QuerySet filter, so listings and verdicts
-cannot drift.
+`loyalty_gate`, `exclusive_keywords`, `pool`) are defined once, as a *requirement* the leader
+sets (`AllIn`, `SharesOne`, `LoyaltyWithin`, `NoneOf`, `InPool`): the engine asks
+`requirement.holds(card)`, and the database side (cards.models) turns the same requirement into a
+QuerySet filter, so listings and verdicts cannot drift.
 
 In a rule instance, `section` is the number of the rules-reference section it enforces and
 `deck` the deck section it looks at; in a Problem, `section` is the deck section (or None) and
@@ -42,7 +42,15 @@ __all__ = [
     "Report",
     "check",
     "card_problems",
+    "closed_sections",
+    "requirement",
+    "types_of",
     "validate_format",
+    "AllIn",
+    "SharesOne",
+    "LoyaltyWithin",
+    "NoneOf",
+    "InPool",
     "LEADER_RULES",
     "RULES",
     "CODES",
@@ -61,6 +69,10 @@ class CardInfo:
     type: str = ""
     keywords: frozenset[str] = frozenset()  # every keyword's name, factions included
     loyalty: tuple[str, int] | None = None  # (faction, points the leader needs in it)
+    types: tuple[str, ...] = ()  # every type of the card and its faces; empty: just `type`
+    printings: frozenset[str] = frozenset()  # printing numbers, e.g. "CMF-071"
+    sets: frozenset[str] = frozenset()  # set codes of its printings
+    groups: frozenset[str] = frozenset()  # those sets' groups
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,6 +82,16 @@ class LeaderInfo:
     colours: frozenset[str] = frozenset()
     factions: frozenset[str] = frozenset()
     loyalty: frozenset[tuple[str, int]] = frozenset()  # (faction, points) pairs
+    keywords: frozenset[str] = frozenset()  # every keyword of every face
+    printings: frozenset[str] = frozenset()
+    sets: frozenset[str] = frozenset()
+    groups: frozenset[str] = frozenset()
+
+
+def types_of(card: CardInfo) -> tuple[str, ...]:
+    """Every type of `card` (its own first, then its faces'): a rule taking a type takes the card
+    when any of them is that type."""
+    return tuple(dict.fromkeys(t for t in (card.type, *card.types) if t))
 
 
 class Entry(NamedTuple):
@@ -187,11 +209,38 @@ def _matches(card: CardInfo, where: Mapping) -> bool:
     """A card filter of the rules' parameters: {"keyword": name} or {"type": slug}."""
     if "keyword" in where:
         return where["keyword"].casefold() in _folded(card.keywords)
-    return card.type == where.get("type")
+    return where.get("type") in types_of(card)
+
+
+def _named(ref: str, slug: str, printings: Iterable[str]) -> bool:
+    """Whether a ban-list style reference (a slug or a printing number) names this card."""
+    return ref == slug or ref.casefold() in _folded(printings)
+
+
+def _leader_keywords(leader: LeaderInfo | None) -> set[str]:
+    """The leader's keywords, folded; its factions count, as a card's keywords hold its own."""
+    return _folded(leader.keywords | leader.factions) if leader else set()
 
 
 def _size_bounds(params) -> tuple[int | None, int | None]:
     return params.get("min", params.get("exactly")), params.get("max", params.get("exactly"))
+
+
+def _either(words: list[str]) -> str:
+    """Words as alternatives: "0 or 5", "0, 5 or 10"."""
+    return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} or {words[-1]}"
+
+
+def _both(words: list[str]) -> str:
+    """Words together: "A and B", "A, B and C"."""
+    return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} and {words[-1]}"
+
+
+def _sizes_wanted(sizes: list[int]) -> str:
+    sizes = sorted(set(sizes))
+    if len(sizes) == 1:
+        return _wanted(sizes[0], sizes[0])
+    return f"{_either([str(n) for n in sizes])} cards"
 
 
 def _wanted(low: int | None, high: int | None, noun: str = "card") -> str:
@@ -228,6 +277,16 @@ def _leader_required(params, fmt: Format, leader, deck):
 def _deck_size(params, fmt: Format, leader, deck):
     section = params.get("deck", fmt.first)
     count = sum(e.count for e in deck if e.section == section)
+    if "sizes" in params:
+        if count not in params["sizes"]:
+            yield Problem(
+                "deck_size",
+                f"{_cap(fmt.where(section))} needs {_sizes_wanted(params['sizes'])};"
+                f" it has {count}.",
+                None,
+                section,
+            )
+        return
     low, high = _size_bounds(params)
     if low is not None and count < low or high is not None and count > high:
         yield Problem(
@@ -300,10 +359,12 @@ def _section_types(params, fmt: Format, leader, deck):
     allowed = params.get("types", [])
     names = ", ".join(fmt.type_name(t) for t in allowed) or "none"
     for entry in deck:
-        if entry.section == section and entry.card.type not in allowed:
+        types = types_of(entry.card)
+        if entry.section == section and not any(t in allowed for t in types):
+            kinds = ", ".join(fmt.type_name(t) for t in types) or "no type"
             yield Problem(
                 "wrong_section",
-                f"{entry.card.name} ({fmt.type_name(entry.card.type) or 'no type'}) cannot go in"
+                f"{entry.card.name} ({kinds}) cannot go in"
                 f" {fmt.where(section)}, which takes: {names}.",
                 entry.card.slug,
                 section,
@@ -313,7 +374,7 @@ def _section_types(params, fmt: Format, leader, deck):
 def _requires_type(params, fmt: Format, leader, deck):
     section = params.get("deck", fmt.first)
     wanted, minimum = params["type"], params.get("min", 1)
-    count = sum(e.count for e in deck if e.section == section and e.card.type == wanted)
+    count = sum(e.count for e in deck if e.section == section and wanted in types_of(e.card))
     if count < minimum:
         name = fmt.type_name(wanted)
         yield Problem(
@@ -325,16 +386,38 @@ def _requires_type(params, fmt: Format, leader, deck):
         )
 
 
+def _ban_limit(banlist: Mapping[str, int], card: CardInfo) -> int | None:
+    """The most copies of `card` a ban list allows (keys: its slug or any of its printing
+    numbers; the lowest wins), or None when it is not listed."""
+    found = [n for ref, n in banlist.items() if _named(ref, card.slug, card.printings)]
+    return min(found, default=None)
+
+
 def _banlist(params, fmt: Format, leader, deck):
     allowed = params.get("cards") or {}
+    for ref, most in (params.get("leaders") or {}).items():
+        if leader is not None and most == 0 and _named(ref, leader.slug, leader.printings):
+            yield Problem(
+                "banned",
+                f"{leader.name} is banned as {_a(fmt.leader_label)} in this format.",
+                None,
+                None,
+            )
+            break
     copies: Counter[str] = Counter()
+    limits: dict[str, int] = {}
     cards: dict[str, CardInfo] = {}
     for entry in deck:
-        if entry.card.slug in allowed:
-            copies[entry.card.slug] += entry.count
-            cards[entry.card.slug] = entry.card
+        slug = entry.card.slug
+        if slug not in limits:
+            limit = _ban_limit(allowed, entry.card)
+            if limit is None:
+                continue
+            limits[slug] = limit
+        copies[slug] += entry.count
+        cards[slug] = entry.card
     for slug, n in copies.items():
-        most = allowed[slug]
+        most = limits[slug]
         if n > most:
             name = cards[slug].name
             message = (
@@ -344,6 +427,91 @@ def _banlist(params, fmt: Format, leader, deck):
                 f", deck has {n}"
             )
             yield Problem("banned", message, slug, _first_section(fmt, deck, slug))
+
+
+def _section_gate(params, fmt: Format, leader, deck):
+    if leader is None:  # leader_required says so
+        return
+    section, keyword = params["deck"], params["keyword"]
+    count = sum(e.count for e in deck if e.section == section)
+    if count and keyword.casefold() not in _leader_keywords(leader):
+        yield Problem(
+            "section_closed",
+            f"{_cap(fmt.where(section))} may hold cards only when the {fmt.leader_label} has the"
+            f" keyword {keyword}, which {leader.name} does not; it holds {count}.",
+            None,
+            section,
+        )
+
+
+def _gate_reason(params, fmt: Format, leader) -> str:
+    reason = (
+        f"Only {_a(fmt.leader_label)} with the keyword {params['keyword']} may use"
+        f" {fmt.where(params['deck'])}."
+    )
+    return reason if leader is None else f"{reason} {leader.name} does not have it."
+
+
+def closed_sections(fmt: Format, leader: LeaderInfo | None) -> dict[str, str]:
+    """The sections a `section_gate` closes for `leader` (with none chosen: every gated one),
+    each with why, in format order; for the builder to hide or explain them."""
+    keywords = _leader_keywords(leader)
+    reasons: dict[str, list[str]] = {}
+    for rule in fmt.rules:
+        if rule["rule"] == "section_gate" and (
+            leader is None or rule["keyword"].casefold() not in keywords
+        ):
+            reasons.setdefault(rule["deck"], []).append(_gate_reason(rule, fmt, leader))
+    return {s: " ".join(reasons[s]) for s in fmt.slugs if s in reasons}
+
+
+def _type_limit_noun(params, fmt: Format, n: int) -> str:
+    if "keyword" in params:
+        return f"{_plural(n, 'card')} with the keyword {params['keyword']}"
+    return _plural(n, fmt.type_name(params["type"]) + " card")
+
+
+def _type_limit(params, fmt: Format, leader, deck):
+    across = params.get("across") or fmt.slugs
+    where = {"keyword": params["keyword"]} if "keyword" in params else {"type": params["type"]}
+    counted = [e for e in deck if e.section in across and _matches(e.card, where)]
+    count = sum(e.count for e in counted)
+    if count > params["max"]:
+        held = {e.section for e in counted}
+        inside = ""
+        if len(across) < len(fmt.slugs):
+            inside = " in " + " and ".join(fmt.where(s) for s in across)
+        yield Problem(
+            "type_limit",
+            f"At most {_type_limit_noun(params, fmt, params['max'])}{inside}; the deck has"
+            f" {count}.",
+            None,
+            next(iter(held)) if len(held) == 1 else None,
+        )
+
+
+def _combination_ban(params, fmt: Format, leader, deck):
+    for group in params.get("groups") or []:
+        members = []  # (name, card slug or None for the leader), in the group's order
+        for ref in group:
+            if leader is not None and _named(ref, leader.slug, leader.printings):
+                members.append((f"the {fmt.leader_label} {leader.name}", None))
+                continue
+            entry = next((e for e in deck if _named(ref, e.card.slug, e.card.printings)), None)
+            if entry is None:
+                break
+            members.append((entry.card.name, entry.card.slug))
+        else:
+            if len(set(members)) < len(group):  # one card named twice: no combination
+                continue
+            card = next((slug for _, slug in reversed(members) if slug), None)
+            yield Problem(
+                "banned_combination",
+                f"{_cap(_both([name for name, _ in members]))} may not be in one deck"
+                " (banned together).",
+                card,
+                _first_section(fmt, deck, card) if card else None,
+            )
 
 
 # --- rules that judge one card against the leader -----------------------------------------------
@@ -388,10 +556,38 @@ class LoyaltyWithin:
 
 
 @dataclass(frozen=True)
+class NoneOf:
+    """The card has no value of `attr` among `forbidden`, nor both values of any pair in
+    `pairs`; names compare case-insensitively."""
+
+    attr: str
+    forbidden: frozenset[str]
+    pairs: frozenset[tuple[str, str]] = frozenset()
+
+    def holds(self, card: CardInfo) -> bool:
+        values = _folded(getattr(card, self.attr))
+        return values.isdisjoint(_folded(self.forbidden)) and not any(
+            a.casefold() in values and b.casefold() in values for a, b in self.pairs
+        )
+
+
+@dataclass(frozen=True)
+class InPool:
+    """One of the card's printings is in one of `sets`, or in a set of one of `groups`."""
+
+    sets: frozenset[str]
+    groups: frozenset[str]
+
+    def holds(self, card: CardInfo) -> bool:
+        return not card.sets.isdisjoint(self.sets) or not card.groups.isdisjoint(self.groups)
+
+
+@dataclass(frozen=True)
 class LeaderRule:
     code: str
-    requirement: object  # (params, leader) -> AllIn | SharesOne | LoyaltyWithin
+    requirement: object  # (params, leader) -> AllIn | SharesOne | LoyaltyWithin | ...
     message: object  # (card, leader, params) -> str
+    needs_leader: bool = True  # False: the rule judges the card with no leader chosen too
 
 
 def _colour_requirement(params, leader: LeaderInfo):
@@ -423,6 +619,50 @@ def _loyalty_message(card: CardInfo, leader: LeaderInfo, params) -> str:
     )
 
 
+def _exclusive_requirement(params, leader: LeaderInfo | None) -> NoneOf:
+    # A card holding both sides of a pair is always refused: alone it makes the deck hold both.
+    own = _leader_keywords(leader)
+    forbidden = set()
+    for a, b in params.get("pairs") or []:
+        if a.casefold() in own:
+            forbidden.add(b)
+        if b.casefold() in own:
+            forbidden.add(a)
+    pairs = frozenset(tuple(pair) for pair in params.get("pairs") or [])
+    return NoneOf("keywords", frozenset(forbidden), pairs)
+
+
+def _exclusive_message(card: CardInfo, leader: LeaderInfo | None, params) -> str:
+    """Why the requirement refuses `card` (a pair it holds both of, or the leader's side)."""
+    keywords = _folded(card.keywords)
+    own = _leader_keywords(leader)
+    for a, b in params.get("pairs") or []:
+        if a.casefold() in keywords and b.casefold() in keywords:
+            return f"{card.name} has the keywords {a} and {b}: a deck may not hold both."
+    for a, b in params.get("pairs") or []:
+        for mine, other in ((a, b), (b, a)):
+            if mine.casefold() in own and other.casefold() in keywords:
+                return (
+                    f"{card.name} has the keyword {other}, and {leader.name} has {mine}:"
+                    " a deck may not hold both."
+                )
+    return f"{card.name} may not be in this deck."
+
+
+def _pool_words(params) -> str:
+    sets, groups = params.get("sets") or [], params.get("groups") or []
+    parts = []
+    if sets:
+        parts.append(f"the {'set' if len(sets) == 1 else 'sets'} {', '.join(sets)}")
+    if groups:
+        parts.append(f"the set {'group' if len(groups) == 1 else 'groups'} {', '.join(groups)}")
+    return " or ".join(parts)
+
+
+def _pool_requirement(params, leader=None) -> InPool:
+    return InPool(frozenset(params.get("sets") or ()), frozenset(params.get("groups") or ()))
+
+
 LEADER_RULES: dict[str, LeaderRule] = {
     "colour_identity": LeaderRule("colour_mismatch", _colour_requirement, _colour_message),
     "faction_gate": LeaderRule(
@@ -438,11 +678,21 @@ LEADER_RULES: dict[str, LeaderRule] = {
         lambda params, leader: LoyaltyWithin(leader.loyalty),
         _loyalty_message,
     ),
+    "exclusive_keywords": LeaderRule(
+        "exclusive_keywords", _exclusive_requirement, _exclusive_message, needs_leader=False
+    ),
+    "pool": LeaderRule(
+        "not_in_pool",
+        _pool_requirement,
+        lambda card, leader, params: f"{card.name} has no printing in {_pool_words(params)}.",
+        needs_leader=False,
+    ),
 }
 
 
-def requirement(rule: Mapping, leader: LeaderInfo):
-    """What a card-versus-leader rule instance asks of every card, for this leader."""
+def requirement(rule: Mapping, leader: LeaderInfo | None):
+    """What a card-versus-leader rule instance asks of every card, for this leader (None only
+    for the rules that need none: `exclusive_keywords`, `pool`)."""
     return LEADER_RULES[rule["rule"]].requirement(rule, leader)
 
 
@@ -469,14 +719,86 @@ def _leader_rule(kind: str):
     return run
 
 
+def _exclusive_keywords(params, fmt: Format, leader, deck):
+    across = params.get("across") or fmt.slugs
+    held = [e for e in deck if e.section in across]
+    wanted = _exclusive_requirement(params, leader)
+    own = _leader_keywords(leader)
+    why: dict[str, str] = {}  # card slug -> the first reason found, in deck order
+    for entry in held:
+        if entry.card.slug not in why and not wanted.holds(entry.card):
+            why[entry.card.slug] = _exclusive_message(entry.card, leader, params)
+    # Pairs the leader holds no side of: the deck may not mix them; the side with fewer copies
+    # is the one reported (a tie: the pair's second keyword).
+    for a, b in params.get("pairs") or []:
+        if a.casefold() in own or b.casefold() in own:
+            continue
+        copies = {
+            side: sum(e.count for e in held if side.casefold() in _folded(e.card.keywords))
+            for side in (a, b)
+        }
+        if not copies[a] or not copies[b]:
+            continue
+        loser, winner = (b, a) if copies[b] <= copies[a] else (a, b)
+        for entry in held:
+            if entry.card.slug not in why and loser.casefold() in _folded(entry.card.keywords):
+                why[entry.card.slug] = (
+                    f"{entry.card.name} has the keyword {loser}, and the deck holds {winner}"
+                    f" cards ({copies[winner]} copies to {copies[loser]}): a deck may not hold"
+                    " both."
+                )
+    for entry in held:
+        if entry.card.slug in why:
+            yield Problem(
+                "exclusive_keywords",
+                why.pop(entry.card.slug),
+                entry.card.slug,
+                _first_section(fmt, held, entry.card.slug),
+            )
+
+
+def _pool(params, fmt: Format, leader, deck):
+    wanted = _pool_requirement(params)
+    if leader is not None and leader.sets and not wanted.holds(leader):
+        yield Problem(
+            "not_in_pool",
+            f"{leader.name} ({fmt.leader_label}) has no printing in {_pool_words(params)}.",
+            None,
+            None,
+        )
+    seen = set()
+    for entry in deck:
+        card = entry.card
+        if card.slug in seen or wanted.holds(card):
+            continue
+        seen.add(card.slug)
+        yield Problem(
+            "not_in_pool",
+            LEADER_RULES["pool"].message(card, leader, params),
+            card.slug,
+            _first_section(fmt, deck, card.slug),
+        )
+
+
 # --- the schema of each rule's parameters -------------------------------------------------------
 
 _COUNT = {"type": "integer"}
 _SECTION = {"type": "deck"}
 _NAME = {"type": "string"}
+_NAMES = {"type": "list", "of": _NAME, "hint": "a non-empty list of names"}
+_SECTIONS = {"type": "list", "of": _SECTION, "hint": "a non-empty list of this format's sections"}
 RULES = {
     "leader_required": (_leader_required, {}),
-    "deck_size": (_deck_size, {"deck": _SECTION, "exactly": _COUNT, "min": _COUNT, "max": _COUNT}),
+    "deck_size": (
+        _deck_size,
+        {
+            "deck": _SECTION,
+            "exactly": _COUNT,
+            "min": _COUNT,
+            "max": _COUNT,
+            "sizes": {"type": "list", "of": _COUNT, "hint": "a non-empty list of card counts"},
+        },
+    ),
     "copy_limit": (
         _copy_limit,
         {
@@ -499,9 +821,56 @@ RULES = {
         _requires_type,
         {"type": {"type": "card_type"}, "min": _COUNT, "deck": _SECTION},
     ),
-    "banlist": (_banlist, {"cards": {"type": "map", "of": _COUNT}}),
+    "banlist": (
+        _banlist,
+        {
+            "cards": {"type": "map", "of": _COUNT},
+            "leaders": {
+                "type": "map",
+                "of": _COUNT,
+                "hint": "a map of leader slugs or printing numbers to 0 (banned)",
+            },
+        },
+    ),
+    "section_gate": (_section_gate, {"deck": _SECTION, "keyword": _NAME}),
+    "type_limit": (
+        _type_limit,
+        {"across": _SECTIONS, "type": {"type": "card_type"}, "keyword": _NAME, "max": _COUNT},
+    ),
+    "exclusive_keywords": (
+        _exclusive_keywords,
+        {
+            "across": _SECTIONS,
+            "pairs": {
+                "type": "list",
+                "of": {"type": "list", "of": _NAME, "min": 2, "max": 2, "distinct": True},
+                "hint": 'a list of pairs of two different keywords, e.g. [["Tales", "Villains"]]',
+            },
+        },
+    ),
+    "pool": (_pool, {"sets": _NAMES, "groups": _NAMES}),
+    "combination_ban": (
+        _combination_ban,
+        {
+            "groups": {
+                "type": "list",
+                "of": {"type": "list", "of": _NAME, "min": 2},
+                "hint": "a list of groups, each a list of two or more card or leader slugs or"
+                " printing numbers",
+            }
+        },
+    ),
 }
-REQUIRED = {"requires_type": ("type",), "section_types": ("types",)}
+# Parameters a rule needs; a tuple: at least one of them.
+REQUIRED = {
+    "requires_type": ("type",),
+    "section_types": ("types",),
+    "section_gate": ("deck", "keyword"),
+    "type_limit": ("max", ("type", "keyword")),
+    "exclusive_keywords": ("pairs",),
+    "pool": (("sets", "groups"),),
+    "combination_ban": ("groups",),
+}
 # The problem code each rule reports.
 CODES = {
     "leader_required": "leader_required",
@@ -513,6 +882,11 @@ CODES = {
     "loyalty_gate": "loyalty_too_low",
     "requires_type": "required_card_missing",
     "banlist": "banned",
+    "section_gate": "section_closed",
+    "type_limit": "type_limit",
+    "exclusive_keywords": "exclusive_keywords",
+    "pool": "not_in_pool",
+    "combination_ban": "banned_combination",
 }
 # Parameters every rule takes: the rules-reference section it enforces, and whether the site
 # chose it (the source leaves it open), shown on the format's page.
@@ -552,7 +926,10 @@ def validate_format(data, *, card_types: Iterable[str] | None = None) -> list[st
                 slugs.append(section["slug"])
     banlist = data.get("banlist", {})
     if banlist is not None and not _fits(banlist, {"type": "map", "of": _COUNT}, slugs, None):
-        errors.append('"banlist" must map card slugs to the most copies allowed (0 = banned).')
+        errors.append(
+            '"banlist" must map card slugs or printing numbers to the most copies allowed'
+            " (0 = banned)."
+        )
     rules = data.get("rules", [])
     if not isinstance(rules, list):
         return [*errors, '"rules" must be a list of rules.']
@@ -568,15 +945,25 @@ def validate_format(data, *, card_types: Iterable[str] | None = None) -> list[st
         kind = rule["rule"]
         spec = {**COMMON_PARAMS, **RULES[kind][1]}
         for key in REQUIRED.get(kind, ()):
-            if key not in rule:
-                errors.append(f"Rule {i} ({kind}): {key!r} is required.")
+            keys = key if isinstance(key, tuple) else (key,)
+            if not any(k in rule for k in keys):
+                errors.append(f"Rule {i} ({kind}): {' or '.join(map(repr, keys))} is required.")
         for key, value in rule.items():
             if key == "rule":
                 continue
             if key not in spec:
                 errors.append(f"Rule {i} ({kind}): unknown parameter {key!r}.")
             elif not _fits(value, spec[key], slugs, types):
-                errors.append(f"Rule {i} ({kind}): bad value for {key!r}: {value!r}.")
+                hint = f"; expected {spec[key]['hint']}" if "hint" in spec[key] else ""
+                errors.append(f"Rule {i} ({kind}): bad value for {key!r}: {value!r}{hint}.")
+        if kind == "type_limit" and "type" in rule and "keyword" in rule:
+            errors.append(f"Rule {i} (type_limit): give 'type' or 'keyword', not both.")
+        if kind == "deck_size" and "sizes" in rule and {"min", "max", "exactly"} & set(rule):
+            errors.append(
+                f"Rule {i} (deck_size): 'sizes' cannot go with 'min', 'max' or 'exactly'."
+            )
+        if "sizes" in rule:
+            continue
         low, high = _size_bounds(rule)
         if kind == "deck_size" and None not in (low, high) and _is_int(low) and _is_int(high):
             if low > high:
@@ -622,8 +1009,11 @@ def _fits(value, spec, sections: list[str], types: set[str] | None) -> bool:
     if kind == "list":
         return (
             isinstance(value, list)
-            and bool(value)
+            and spec.get("min", 1) <= len(value) <= spec.get("max", len(value))
             and all(_fits(v, spec["of"], sections, types) for v in value)
+            and (
+                not spec.get("distinct") or len({v.strip().casefold() for v in value}) == len(value)
+            )
         )
     if kind == "map":
         return isinstance(value, Mapping) and all(
@@ -675,11 +1065,14 @@ def check(fmt: Format, leader: LeaderInfo | None, entries: Iterable) -> Report:
     )
 
 
-def card_problems(fmt: Format, leader: LeaderInfo, card: CardInfo) -> list[Problem]:
-    """Why `leader` may not use `card` at all (the card-versus-leader rules only)."""
+def card_problems(fmt: Format, leader: LeaderInfo | None, card: CardInfo) -> list[Problem]:
+    """Why `leader` may not use `card` at all (the card-versus-leader rules only; with no
+    leader, those that need none)."""
     problems = []
     for rule in fmt.rules:
         spec = LEADER_RULES.get(rule["rule"])
+        if leader is None and spec and spec.needs_leader:
+            continue
         if spec and not spec.requirement(rule, leader).holds(card):
             problems.append(
                 Problem(
@@ -705,8 +1098,7 @@ def copy_limit(fmt: Format, card: CardInfo, section: str | None = None) -> int |
         for rule in fmt.rules
         if rule["rule"] == "copy_limit" and section in (rule.get("across") or fmt.slugs)
     ]
-    if card.slug in fmt.banlist:
-        limits.append(fmt.banlist[card.slug])
+    limits.append(_ban_limit(fmt.banlist, card))
     return min((n for n in limits if n is not None), default=None)
 
 
@@ -715,6 +1107,8 @@ def size_label(fmt: Format, section: str | None = None) -> str:
     section = section or fmt.first
     for rule in fmt.rules:
         if rule["rule"] == "deck_size" and rule.get("deck", fmt.first) == section:
+            if "sizes" in rule:
+                return _either([str(n) for n in sorted(set(rule["sizes"]))])
             low, high = _size_bounds(rule)
             if low is not None and low == high:
                 return str(low)
@@ -732,7 +1126,8 @@ def allowed_sections(fmt: Format, card: CardInfo) -> list[str]:
     typed = {
         r.get("deck", fmt.first): r["types"] for r in fmt.rules if r["rule"] == "section_types"
     }
-    return [s for s in fmt.slugs if s not in typed or card.type in typed[s]]
+    types = types_of(card)
+    return [s for s in fmt.slugs if s not in typed or any(t in typed[s] for t in types)]
 
 
 def describe(rule: Mapping, fmt: Format) -> str:
@@ -741,6 +1136,8 @@ def describe(rule: Mapping, fmt: Format) -> str:
     where = fmt.where(rule.get("deck", fmt.first))
     if kind == "leader_required":
         return f"A deck has exactly one {fmt.leader_label}."
+    if kind == "deck_size" and "sizes" in rule:
+        return f"{_cap(where)} holds {_sizes_wanted(rule['sizes'])}."
     if kind == "deck_size":
         low, high = _size_bounds(rule)
         wanted = "any number of cards" if low is None and high is None else _wanted(low, high)
@@ -797,5 +1194,38 @@ def describe(rule: Mapping, fmt: Format) -> str:
             f" {_plural(minimum, fmt.type_name(rule['type']) + ' card')}."
         )
     if kind == "banlist":
-        return "Cards on the ban list are limited as listed (0 = banned)."
+        text = "Cards on the ban list are limited as listed (0 = banned)"
+        leaders = [ref for ref, n in (rule.get("leaders") or {}).items() if n == 0]
+        if leaders:
+            text += f"; banned as {fmt.leader_label}: {', '.join(leaders)}"
+        return text + "."
+    if kind == "section_gate":
+        return (
+            f"{_cap(where)} may hold cards only when the {fmt.leader_label} has the keyword"
+            f" {rule['keyword']}."
+        )
+    if kind == "type_limit":
+        text = f"At most {_type_limit_noun(rule, fmt, rule['max'])}"
+        across = rule.get("across") or fmt.slugs
+        if len(across) < len(fmt.slugs):
+            text += " in " + " and ".join(fmt.where(s) for s in across)
+        return text + "."
+    if kind == "exclusive_keywords":
+        mixes = [f"{a} cards with {b} cards" for a, b in rule["pairs"]]
+        text = f"A deck may not mix {', nor '.join(mixes)}"
+        across = rule.get("across") or fmt.slugs
+        if len(across) < len(fmt.slugs):
+            text += " in " + " and ".join(fmt.where(s) for s in across)
+        return f"{text}; the {fmt.leader_label}'s keywords count too."
+    if kind == "pool":
+        return (
+            f"Only cards with a printing in {_pool_words(rule)} may be used, the"
+            f" {fmt.leader_label} too."
+        )
+    if kind == "combination_ban":
+        n = len(rule["groups"])
+        return (
+            f"Some cards and {fmt.leader_label}s may not all be in one deck:"
+            f" {_plural(n, 'combination')} banned together."
+        )
     return kind

@@ -770,7 +770,13 @@ def test_requirement_gives_the_check_each_leader_rule_uses():
     assert legality.requirement({"rule": "loyalty_gate"}, TWO_FACTIONS) == legality.LoyaltyWithin(
         TWO_FACTIONS.loyalty
     )
-    assert set(legality.LEADER_RULES) == {"colour_identity", "faction_gate", "loyalty_gate"}
+    assert set(legality.LEADER_RULES) == {
+        "colour_identity",
+        "faction_gate",
+        "loyalty_gate",
+        "exclusive_keywords",
+        "pool",
+    }
 
 
 # --- copy_limit(fmt, card, section), size_label, allowed_sections ------------------------------
@@ -896,6 +902,11 @@ ONE_OF_EACH_KIND = [
     {"rule": "loyalty_gate"},
     {"rule": "requires_type", "type": "regalia"},
     {"rule": "banlist", "cards": {"x": 0}},
+    {"rule": "section_gate", "deck": "side", "keyword": "Grimoire"},
+    {"rule": "type_limit", "type": "regalia", "max": 1},
+    {"rule": "exclusive_keywords", "pairs": [["Tales", "Villains"]]},
+    {"rule": "pool", "groups": ["Grimm"]},
+    {"rule": "combination_ban", "groups": [["a", "b"]]},
 ]
 
 
@@ -1040,6 +1051,11 @@ def test_every_rule_kind_has_a_schema_and_a_code():
             "loyalty_gate",
             "requires_type",
             "banlist",
+            "section_gate",
+            "type_limit",
+            "exclusive_keywords",
+            "pool",
+            "combination_ban",
         }
     )
     assert legality.CODES["section_types"] == "wrong_section"
