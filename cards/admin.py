@@ -18,6 +18,7 @@ from django.utils.safestring import mark_safe
 from . import importers, services
 from .models import (
     Card,
+    CardSet,
     CardType,
     Colour,
     Format,
@@ -26,6 +27,7 @@ from .models import (
     Keyword,
     Leader,
     Loyalty,
+    Printing,
     Rarity,
     RuleSection,
     Ruling,
@@ -94,7 +96,7 @@ class ColourInline(StaffCuratorMixin, admin.TabularInline):
 class RarityInline(StaffCuratorMixin, admin.TabularInline):
     model = Rarity
     extra = 0
-    fields = ["position", "slug", "name", "symbol"]
+    fields = ["position", "slug", "name", "symbol", "code"]
 
 
 class CardTypeInline(StaffCuratorMixin, admin.TabularInline):
@@ -259,6 +261,50 @@ class RulingInline(StaffCuratorMixin, admin.StackedInline):
     fields = ["date", "question", "answer", "source"]
 
 
+class PrintingForm(forms.ModelForm):
+    def clean_number(self):
+        """A number is unique within the game, any case (the form leaves the game out, so the
+        database's constraint is not checked here)."""
+        number = self.cleaned_data["number"]
+        instance = self.instance
+        owner = instance.owner if instance.card_id or instance.leader_id else None
+        if owner is not None:
+            others = Printing.objects.filter(game_id=owner.game_id, number__iexact=number)
+            if others.exclude(pk=instance.pk).exists():
+                raise ValidationError(f"A printing numbered {number!r} already exists.")
+        return number
+
+
+class PrintingFormSet(forms.BaseInlineFormSet):
+    def clean(self):
+        super().clean()
+        numbers = [
+            form.cleaned_data["number"].lower()
+            for form in self.forms
+            if form.cleaned_data.get("number") and not form.cleaned_data.get("DELETE")
+        ]
+        if len(numbers) != len(set(numbers)):
+            raise ValidationError("A number is given twice.")
+
+
+class PrintingInline(StaffCuratorMixin, admin.TabularInline):
+    """A card's or leader's printings; the first (by position) is the one shown."""
+
+    model = Printing
+    form = PrintingForm
+    formset = PrintingFormSet
+    extra = 0
+    fields = ["position", "set", "number", "rarity", "artist", "image", "flavour"]
+
+
+@admin.register(CardSet)
+class CardSetAdmin(StaffCuratorMixin, admin.ModelAdmin):
+    list_display = ["code", "name", "group", "released", "game"]
+    list_filter = ["game", "group"]
+    search_fields = ["code", "name", "group"]
+    ordering = ["game", "released", "code"]
+
+
 @admin.register(Card)
 class CardAdmin(StaffCuratorMixin, admin.ModelAdmin):
     form = CardAdminForm
@@ -305,7 +351,7 @@ class CardAdmin(StaffCuratorMixin, admin.ModelAdmin):
         return super().get_queryset(request).prefetch_related("colours", "keywords")
 
     def get_inlines(self, request, obj):
-        return [RulingInline] if obj else []  # rulings are about an existing card
+        return [PrintingInline, RulingInline] if obj else []  # about an existing card
 
     @admin.display(description="cost")
     def cost_display(self, card):
@@ -403,7 +449,7 @@ class LoyaltyInline(StaffCuratorMixin, admin.TabularInline):
 @admin.register(Leader)
 class LeaderAdmin(StaffCuratorMixin, admin.ModelAdmin):
     form = LeaderAdminForm
-    inlines = [LoyaltyInline]
+    inlines = [LoyaltyInline, PrintingInline]
     list_display = ["name", "game", "colour_display", "faction_display"]
     list_select_related = ["game"]
     list_filter = ["game", "colours", FactionListFilter]
@@ -460,12 +506,7 @@ class ImportForm(forms.Form):
     def run(self) -> importers.ImportReport:
         data = self.cleaned_data["data"]
         return importers.import_records(
-            game=self.cleaned_data["target"],
-            cards=data.cards,
-            leaders=data.leaders,
-            errors=data.errors,
-            dry_run=self.cleaned_data["dry_run"],
-            definition=data.definition,
+            game=self.cleaned_data["target"], dry_run=self.cleaned_data["dry_run"], **data.records()
         )
 
 

@@ -2,6 +2,7 @@
 rules reference: the tree of sections, one section, search and the glossary (read: anyone)."""
 
 from django.core.exceptions import ValidationError
+from django.db.models import Count
 from django.db.models.functions import Lower
 from django.http import Http404
 from django.shortcuts import get_object_or_404
@@ -17,19 +18,22 @@ from drf_spectacular.utils import (
     extend_schema_view,
 )
 from rest_framework import permissions, serializers, viewsets
-from rest_framework.decorators import action
+from rest_framework.decorators import action, api_view
 from rest_framework.response import Response
+from rest_framework.settings import api_settings
 
 from . import filters, rulebook, services, vocabulary
 from .filters import CardFilter
 from .models import (
     SEARCH_MAX_LENGTH,
     Card,
+    CardSet,
     Colour,
     Format,
     Game,
     GlossaryTerm,
     Leader,
+    Printing,
     Rarity,
     RuleSection,
     as_tree,
@@ -187,6 +191,64 @@ class TermsField(serializers.ManyRelatedField):
         return rows_of(instance, self.source) if instance.pk is not None else []
 
 
+class PrintingSerializer(serializers.Serializer):
+    """One printing: {"set": code, "number", "rarity", "image", "artist", "flavour"}; the set
+    (by code) and the rarity (by slug or printed code), any case, are the game's."""
+
+    set = serializers.CharField(max_length=20)
+    number = serializers.CharField(max_length=30)
+    rarity = serializers.CharField(max_length=40, required=False, allow_null=True, allow_blank=True)
+    image = serializers.CharField(max_length=500, required=False, allow_blank=True)
+    artist = serializers.CharField(max_length=200, required=False, allow_blank=True)
+    flavour = serializers.CharField(required=False, allow_blank=True)
+
+    def to_representation(self, printing) -> dict:
+        return printing.as_record()
+
+    def validate_set(self, code):
+        game = self.root.game
+        found = next((s for s in rows_of(game, "sets") if s.code.lower() == code.lower()), None)
+        if found is None:
+            raise serializers.ValidationError(
+                f"No set {code!r} in {game.name}: give it in the file's sets, or add it first."
+            )
+        return found
+
+    def validate_number(self, number):
+        if any(c in number for c in ",\n\r"):
+            raise serializers.ValidationError("A printing number is one line, without commas.")
+        return number
+
+    def validate_rarity(self, value):
+        if not value:
+            return None
+        value = value.lower()
+        found = next(
+            (r for r in self.root.game.rarity_list if value in (r.slug, r.code.lower())), None
+        )
+        if found is None:
+            raise serializers.ValidationError(f"Unknown rarity {value!r} in this game.")
+        return found
+
+
+class PrintingsField(serializers.ListField):
+    """A card's or leader's printings, in order (the first is the one shown)."""
+
+    child = PrintingSerializer()
+
+    def get_attribute(self, instance):
+        return rows_of(instance, "printings") if instance.pk is not None else []
+
+    def to_internal_value(self, data):
+        printings = super().to_internal_value(data)
+        seen = set()
+        for printing in printings:
+            if printing["number"].lower() in seen:
+                raise serializers.ValidationError(f"{printing['number']!r} is listed twice.")
+            seen.add(printing["number"].lower())
+        return printings
+
+
 class GameScopedSerializer(serializers.ModelSerializer):
     """Shared by cards and leaders: slug from the name, names unique within the game, colours
     of the game.
@@ -198,6 +260,7 @@ class GameScopedSerializer(serializers.ModelSerializer):
     colours = TermsField(child_relation=TermField("colours"), required=False)
     keywords = KeywordNamesField(required=False)
     factions = serializers.SerializerMethodField()
+    printings = PrintingsField(required=False)
     url = serializers.SerializerMethodField()
 
     @property
@@ -231,7 +294,29 @@ class GameScopedSerializer(serializers.ModelSerializer):
             raise serializers.ValidationError({"name": [f"{name!r} already exists in this game."]})
         if "slug" in attrs and self._taken("slug", attrs["slug"]):
             raise serializers.ValidationError({"slug": [f"{attrs['slug']!r} is already taken."]})
+        if attrs.get("printings"):
+            self._check_numbers([p["number"] for p in attrs["printings"]])
         return attrs
+
+    def _check_numbers(self, numbers: list[str]) -> None:
+        """A printing number is another card's or leader's (an import gives `numbers` in its
+        context: {lower-case number: (model name, pk)} of the game's printings)."""
+        mine = (self.Meta.model._meta.model_name, self.instance.pk if self.instance else None)
+        if (known := self.context.get("numbers")) is None:
+            rows = Printing.objects.annotate(lower=Lower("number")).filter(
+                game=self.game, lower__in=[n.lower() for n in numbers]
+            )
+            known = {
+                row.lower: ("card", row.card_id) if row.card_id else ("leader", row.leader_id)
+                for row in rows
+            }
+        errors = [
+            f"{number!r} is a printing of another {known[number.lower()][0]}."
+            for number in numbers
+            if known.get(number.lower(), mine) != mine
+        ]
+        if errors:
+            raise serializers.ValidationError({"printings": errors})
 
     def _taken(self, field: str, value: str) -> bool:
         """Whether another record of the game has this slug, or this name in any case."""
@@ -334,6 +419,7 @@ class CardSerializer(GameScopedSerializer):
             "effect_source",
             "makes_attack",
             "image",
+            "printings",
             "url",
         ]
         read_only_fields = ["total_cost"]
@@ -382,11 +468,12 @@ class CardSerializer(GameScopedSerializer):
         if keywords is None:
             keywords = [k.name for k in self.instance.keyword_list] if self.instance else []
         colours = data.pop("colours", None)
+        printings = data.pop("printings", None)
         if "loyalty" in data:
             loyalty = data.pop("loyalty") or {}
             data["loyalty_faction"] = loyalty.get("faction")
             data["loyalty_points"] = loyalty.get("points")
-        return services.CardWrite(data, keywords, colours, self.instance)
+        return services.CardWrite(data, keywords, colours, self.instance, printings)
 
     def save(self, **kwargs):
         write = self.to_write(self.validated_data)
@@ -408,6 +495,7 @@ class LeaderSerializer(GameScopedSerializer):
             "loyalty",
             "text",
             "image",
+            "printings",
             "url",
         ]
 
@@ -422,12 +510,15 @@ class LeaderSerializer(GameScopedSerializer):
         keywords = data.pop("keywords", None)
         colours = data.pop("colours", None)
         loyalty = data.pop("loyalty", None)
+        printings = data.pop("printings", None)
         if self.instance:
             if keywords is None:
                 keywords = [k.name for k in self.instance.keyword_list]
             if colours is None:
                 colours = self.instance.colour_list
-        return services.LeaderWrite(data, colours or [], keywords or [], loyalty, self.instance)
+        return services.LeaderWrite(
+            data, colours or [], keywords or [], loyalty, self.instance, printings
+        )
 
     def save(self, **kwargs):
         write = self.to_write(self.validated_data)
@@ -498,6 +589,104 @@ class LeaderViewSet(GameScopedViewSet):
         if getattr(self, "swagger_fake_view", False):
             return self.queryset
         return Leader.objects.filter(game=self.game).select_related("game").for_rules()
+
+
+# --- sets and printings ---------------------------------------------------------------------
+
+
+class CardSetSerializer(serializers.ModelSerializer):
+    card_count = serializers.IntegerField(read_only=True)
+    url = serializers.SerializerMethodField()
+
+    class Meta:
+        model = CardSet
+        fields = ["code", "name", "group", "released", "card_count", "url"]
+
+    def get_url(self, card_set) -> str:
+        return self.context["request"].build_absolute_uri(card_set.get_absolute_url())
+
+
+class PrintedSerializer(serializers.Serializer):
+    """A printing with what it is a printing of: the card or leader, whole (`full`) or as its
+    slug, name and page."""
+
+    def to_representation(self, printing) -> dict:
+        owner = printing.owner
+        kind = "card" if printing.card_id else "leader"
+        if self.context.get("full"):
+            serializer = CardSerializer if kind == "card" else LeaderSerializer
+            shown = serializer(owner, context=self.context).data
+        else:
+            url = self.context["request"].build_absolute_uri(owner.get_absolute_url())
+            shown = {"slug": owner.slug, "name": owner.name, "url": url}
+        return {**printing.as_record(), kind: shown}
+
+
+class CardSetViewSet(viewsets.ReadOnlyModelViewSet):
+    """A game's sets (all of them, in release order); one set with its printings, paginated."""
+
+    serializer_class = CardSetSerializer
+    lookup_field = "code"
+    lookup_value_regex = "[^/]+"
+    queryset = CardSet.objects.none()
+    filter_backends = []
+    pagination_class = None
+
+    @cached_property
+    def game(self) -> Game:
+        return vocabulary.game_or_404(self.request, self.kwargs["game"])
+
+    def get_queryset(self):
+        if getattr(self, "swagger_fake_view", False):
+            return self.queryset
+        return CardSet.objects.filter(game=self.game).annotate(card_count=Count("printings"))
+
+    def get_object(self):
+        found = self.get_queryset().filter(code__iexact=self.kwargs["code"]).first()
+        if found is None:
+            raise Http404
+        return found
+
+    @extend_schema(responses=CardSetSerializer)
+    def retrieve(self, request, *args, **kwargs):
+        card_set = self.get_object()
+        printings = (
+            Printing.objects.filter(set=card_set)
+            .select_related("card", "leader", "rarity")
+            .order_by("number")
+        )
+        paginator = api_settings.DEFAULT_PAGINATION_CLASS()  # as every list of the API
+        page = paginator.paginate_queryset(printings, request, view=self)
+        for printing in page:
+            printing.set = card_set
+            (printing.card or printing.leader).game = self.game
+        data = self.get_serializer(card_set).data
+        shown = PrintedSerializer(page, many=True, context=self.get_serializer_context()).data
+        data["printings"] = paginator.get_paginated_response(shown).data
+        return Response(data)
+
+
+@extend_schema(responses=OpenApiTypes.OBJECT)
+@api_view(["GET"])
+def printing_detail(request, game, number):
+    """One printing (by number, any case) with its card or leader."""
+    found = vocabulary.game_or_404(request, game)
+    printing = (
+        Printing.objects.filter(game=found, number__iexact=number)
+        .select_related("set", "rarity", "card", "leader")
+        .first()
+    )
+    if printing is None:
+        raise Http404
+    owner = printing.owner
+    if printing.card_id:
+        owner = Card.objects.filter(pk=owner.pk).for_listing(vocabulary.of(found)).get()
+    else:
+        owner = vocabulary.of(found).leader(owner.pk) or owner
+    kind = "card" if printing.card_id else "leader"
+    setattr(printing, kind, owner)
+    context = {"request": request, "game": found, "full": True}
+    return Response(PrintedSerializer(printing, context=context).data)
 
 
 # --- the rules reference ----------------------------------------------------------------------

@@ -21,7 +21,17 @@ from dataclasses import dataclass, field
 from django.conf import settings
 
 from . import legality, vocabulary
-from .models import Card, Format, Game, Leader, Loyalty, RuleSection, relation_ids
+from .models import (
+    Card,
+    Format,
+    Game,
+    Leader,
+    Loyalty,
+    Printing,
+    RuleSection,
+    printing_refs,
+    relation_ids,
+)
 
 
 @dataclass
@@ -32,13 +42,24 @@ class Words:
     types: dict[int, str]
     colours: dict[int, str]
     keywords: dict[int, tuple[str, bool]]  # (name, is_faction)
+    sets: dict[int, tuple[str, str]] = field(default_factory=dict)  # (code, group)
     shared: dict = field(default_factory=dict)  # each distinct value once (`one`)
 
     def one(self, value):
         return self.shared.setdefault(value, value)
 
-    def info(self, slug, name, rarity, kind, faction, points, colour_ids, keyword_ids):
-        """The CardInfo of a card row (`relation_ids` strings of its colours and keywords)."""
+    def printed(self, numbers: str | None, set_ids: str | None) -> dict:
+        """CardInfo's printings, sets and groups from `printing_refs` strings."""
+        sets = [self.sets.get(int(pk)) for pk in (set_ids or "").split(",") if pk]
+        return {
+            "printings": self.one(frozenset((numbers or "").split(",")) - {""}),
+            "sets": self.one(frozenset(code for code, _ in filter(None, sets))),
+            "groups": self.one(frozenset(group for _, group in filter(None, sets) if group)),
+        }
+
+    def info(self, slug, name, rarity, kind, faction, points, colour_ids, keyword_ids, *printed):
+        """The CardInfo of a card row (`relation_ids` strings of its colours and keywords, then
+        `printing_refs` strings of its printings' numbers and sets)."""
         # .get: a word of another game (bad data) is left out rather than failing the request
         words = [
             w for k in (keyword_ids or "").split(",") if k and (w := self.keywords.get(int(k)))
@@ -54,6 +75,7 @@ class Words:
             self.types.get(kind, ""),
             self.one(frozenset(word for word, _ in words)),
             self.one((faction, points)) if faction else None,
+            **self.printed(*printed),
         )
 
 
@@ -87,7 +109,7 @@ class GameRules:
         if missing:
             rows = (
                 Card.objects.filter(game_id=self.game_id, slug__in=missing)
-                .annotate(**relation_ids())
+                .annotate(**relation_ids(), **printing_refs())
                 .values_list(
                     "slug",
                     "name",
@@ -97,6 +119,8 @@ class GameRules:
                     "loyalty_points",
                     "colour_ids",
                     "keyword_ids",
+                    "printing_numbers",
+                    "printing_set_ids",
                 )  # fmt: skip
             )
             for row in rows:
@@ -143,12 +167,14 @@ def _load(game_id: int) -> GameRules:
     leader_colours = _sets(
         Leader.colours.through, "leader_id", "colour__slug", leader__game_id=game_id
     )
-    leader_factions = _sets(
+    leader_keywords = _sets(
         Leader.keywords.through,
         "leader_id",
-        "keyword__name",
+        ("keyword__name", "keyword__is_faction"),
         leader__game_id=game_id,
-        keyword__is_faction=True,
+    )
+    leader_printings = _sets(
+        Printing, "leader_id", ("number", "set_id"), game_id=game_id, leader__isnull=False
     )
     loyalty = _sets(Loyalty, "leader_id", ("faction__name", "points"), leader__game_id=game_id)
     leaders = Leader.objects.filter(game_id=game_id).values_list("pk", "slug", "name")
@@ -159,6 +185,9 @@ def _load(game_id: int) -> GameRules:
         types=dict(game.card_types.values_list("pk", "slug")),
         colours=dict(game.colours.values_list("pk", "slug")),
         keywords={k: (n, f) for k, n, f in game.keywords.values_list("pk", "name", "is_faction")},
+        sets={
+            pk: (code, group) for pk, code, group in game.sets.values_list("pk", "code", "group")
+        },
     )
     return GameRules(
         slug=game.slug,
@@ -172,8 +201,13 @@ def _load(game_id: int) -> GameRules:
                 slug,
                 name,
                 frozenset(leader_colours[pk]),
-                frozenset(leader_factions[pk]),
+                frozenset(word for word, is_faction in leader_keywords[pk] if is_faction),
                 frozenset(loyalty[pk]),
+                keywords=frozenset(word for word, _ in leader_keywords[pk]),
+                **words.printed(
+                    ",".join(number for number, _ in leader_printings[pk]),
+                    ",".join(str(set_id) for _, set_id in leader_printings[pk]),
+                ),
             )
             for pk, slug, name in leaders
         },

@@ -7,10 +7,11 @@ from .vocabulary import navigation_games
 def navigation(request):
     """The games for the header navigation of every page (read only if a page shows it): no
     query when the page read the games' version with its game or deck (cards.vocabulary)."""
+    games = SimpleLazyObject(lambda: navigation_games(getattr(request, "games_version", None)))
     return {
-        "nav_games": SimpleLazyObject(
-            lambda: navigation_games(getattr(request, "games_version", None))
-        )
+        "nav_games": games,
+        # The games whose navigation links to their sets.
+        "games_with_sets": SimpleLazyObject(lambda: {g.slug for g in games if g.has_sets}),
     }
 
 

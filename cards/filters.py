@@ -11,7 +11,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 
 from . import vocabulary
-from .models import Card, Game, Keyword, Leader
+from .models import Card, Game, Keyword, Leader, printed_in_q
 
 COLOURLESS = "colourless"
 
@@ -178,6 +178,12 @@ class CardFilter(django_filters.FilterSet):
         widget=forms.CheckboxSelectMultiple,
         distinct=False,  # a foreign key: no duplicate rows to remove
     )
+    set = django_filters.MultipleChoiceFilter(
+        method="filter_printed", label="Set", widget=forms.CheckboxSelectMultiple
+    )
+    group = django_filters.MultipleChoiceFilter(
+        method="filter_printed", label="Set group", widget=forms.CheckboxSelectMultiple
+    )
     faction = SlugOrNameFilter(method="filter_keyword", label="Faction", noun="faction")
     keyword = SlugOrNameFilter(method="filter_keyword", label="Keyword", noun="keyword")
     leader = SlugOrNameFilter(method="filter_leader", label="Usable by leader")
@@ -230,6 +236,13 @@ class CardFilter(django_filters.FilterSet):
             (c.slug, f"{c.symbol} {c.name}") for c in colours
         ] + [(COLOURLESS, "◇ Colourless")]
         self.filters["rarity"].extra["choices"] = [(r.slug, r.name) for r in game.rarity_list]
+        # Sets by code, any case (a code as printed: CMF, VIN001).
+        sets = game.set_list
+        self.filters["set"].extra["choices"] = [(s.code.lower(), s.name) for s in sets] + [
+            (s.code, s.name) for s in sets if s.code != s.code.lower()
+        ]
+        groups = dict.fromkeys(s.group for s in sets if s.group)
+        self.filters["group"].extra["choices"] = [(g, g) for g in groups]
         keywords = Keyword.objects.filter(game=game)
         self.filters["faction"].extra["queryset"] = keywords.filter(is_faction=True)
         self.filters["keyword"].extra["queryset"] = keywords
@@ -257,6 +270,18 @@ class CardFilter(django_filters.FilterSet):
         colours = [c for c in self.game.colour_list if c.slug in value]
         return queryset.with_any_colour(colours, include_colourless=COLOURLESS in value)
 
+    def filter_printed(self, queryset, name, value: str):
+        """Cards with a printing in one of the sets (by code) or set groups chosen."""
+        if not value:
+            return queryset
+        wanted = {v.lower() for v in value} if name == "set" else set(value)
+        ids = [
+            s.pk
+            for s in self.game.set_list
+            if (s.code.lower() if name == "set" else s.group) in wanted
+        ]
+        return queryset.filter(printed_in_q(ids))
+
     def filter_keyword(self, queryset, name, value):
         return queryset.with_keyword(value) if value else queryset
 
@@ -283,6 +308,8 @@ class CardFilter(django_filters.FilterSet):
         data = self.data
         chosen_colours, chosen_rarities = set(data.getlist("colour")), set(data.getlist("rarity"))
         chosen_types = set(data.getlist("type"))
+        chosen_sets = {v.lower() for v in data.getlist("set")}
+        chosen_groups = set(data.getlist("group"))
         keywords = self.game.keyword_list  # no query with the vocabulary attached
         keys = [k for k in self.filters if k not in ("sort", "in_format", *exclude)]
         return {
@@ -302,6 +329,14 @@ class CardFilter(django_filters.FilterSet):
             "rarity_options": [
                 {"value": r.slug, "rarity": r, "checked": r.slug in chosen_rarities}
                 for r in self.game.rarity_list
+            ],
+            "set_options": [
+                {"value": s.code.lower(), "set": s, "checked": s.code.lower() in chosen_sets}
+                for s in self.game.set_list
+            ],
+            "group_options": [
+                {"value": g, "checked": g in chosen_groups}
+                for g in dict.fromkeys(s.group for s in self.game.set_list if s.group)
             ],
             "factions": [k for k in keywords if k.is_faction],
             "keywords": keywords,

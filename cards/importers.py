@@ -72,24 +72,26 @@ import re
 import sys
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from datetime import date
 from pathlib import Path
 from typing import NamedTuple
 
 from django.core.exceptions import FieldError, ValidationError
 from django.db import IntegrityError, transaction
+from django.db.models import Prefetch
 from django.utils.text import slugify
 from rest_framework import serializers
 
 from . import services, signals
 from .api import CardSerializer, LeaderSerializer
-from .models import Card, Game, Leader
+from .models import Card, CardSet, Game, Leader, Printing, printings_of_sets
 from .text import MAX_DEPTH, problem
 
 FORMATS = ("json", "csv")
 NUMBER_DIGITS = 18  # a number of a CSV cell longer than this is no cost, stat or loyalty
 # What a bad game definition raises while it is saved (services.save_game).
 DEFINITION_ERRORS = (ValueError, KeyError, TypeError, ValidationError, FieldError, IntegrityError)
-CARD, LEADER = "card", "leader"
+CARD, LEADER, SET = "card", "leader", "set"
 
 CARD_FIELDS = (
     "slug",
@@ -107,13 +109,16 @@ CARD_FIELDS = (
     "effect_source",
     "makes_attack",
     "image",
+    "printings",
 )
-LEADER_FIELDS = ("slug", "name", "colours", "keywords", "loyalty", "text", "image")
+LEADER_FIELDS = ("slug", "name", "colours", "keywords", "loyalty", "text", "image", "printings")
 # Read-only fields of the API's responses: accepted in JSON records and ignored.
 READ_ONLY_FIELDS = {
     CARD: {"url", "factions", "total_cost"},
     LEADER: {"url", "factions"},
+    SET: {"url", "card_count"},
 }
+SET_FIELDS = services.SET_FIELDS
 # CSV columns; `type` says card or leader, so a card's type is the column `card_type`.
 CSV_COLUMNS = (
     "type",
@@ -177,6 +182,17 @@ class ImportData:
     leaders: list[Record] = field(default_factory=list)
     cards: list[Record] = field(default_factory=list)
     errors: list[RowError] = field(default_factory=list)  # rows that are neither card nor leader
+    sets: list[Record] = field(default_factory=list)
+
+    def records(self) -> dict:
+        """What import_records takes of the file."""
+        return {
+            "sets": self.sets,
+            "leaders": self.leaders,
+            "cards": self.cards,
+            "errors": self.errors,
+            "definition": self.definition,
+        }
 
 
 @dataclass
@@ -188,6 +204,7 @@ class ImportReport:
     errors: list[RowError] = field(default_factory=list)
     # Keywords the records name that the game does not have yet: the import creates them.
     new_keywords: list[str] = field(default_factory=list)
+    sets_written: int = 0  # sets created or changed
 
     @property
     def written(self) -> bool:
@@ -210,7 +227,8 @@ class ImportReport:
             check = f" It would create {new} — check their spelling." if new else ""
             return f"Dry run, nothing was written: would be {counts}.{check}"
         created = f" Created {self.new_keywords_text}." if self.new_keywords else ""
-        return f"Imported: {counts}.{created}"
+        sets = f" {self.sets_written} set(s) created or changed." if self.sets_written else ""
+        return f"Imported: {counts}.{sets}{created}"
 
 
 # --- reading files --------------------------------------------------------------------------
@@ -267,7 +285,7 @@ def read_json(text: str) -> ImportData:
         raise ImportFileError(
             'The file must be an object: {"game": ..., "leaders": [...], "cards": [...]}.'
         )
-    unknown = set(document) - {"game", "leaders", "cards"}
+    unknown = set(document) - {"game", "sets", "leaders", "cards"}
     if unknown:
         raise ImportFileError(f"Unknown top-level key(s): {', '.join(sorted(unknown))}.")
     game, definition = document.get("game"), None
@@ -276,7 +294,7 @@ def read_json(text: str) -> ImportData:
     if game is not None and not isinstance(game, str):
         raise ImportFileError('"game" must be the game\'s slug or its definition.')
     data = ImportData(fmt="json", game=game or None, definition=definition)
-    for kind, key in ((LEADER, "leaders"), (CARD, "cards")):
+    for kind, key in ((SET, "sets"), (LEADER, "leaders"), (CARD, "cards")):
         items = document.get(key, [])
         if not isinstance(items, list):
             raise ImportFileError(f'"{key}" must be a list.')
@@ -290,9 +308,9 @@ def _json_record(kind: str, row: int, item) -> Record:
         record = Record(kind, row, {})
         record.error("record", "Must be an object.")
         return record
-    allowed = CARD_FIELDS if kind == CARD else LEADER_FIELDS
+    allowed = {CARD: CARD_FIELDS, LEADER: LEADER_FIELDS, SET: SET_FIELDS}[kind]
     record = Record(kind, row, {k: v for k, v in item.items() if k in allowed})
-    for key in sorted(set(item) - set(allowed) - READ_ONLY_FIELDS[kind]):
+    for key in sorted(set(item) - set(allowed) - READ_ONLY_FIELDS.get(kind, set())):
         record.error(key, f"Unknown field for a {kind}.")
     return record
 
@@ -467,6 +485,7 @@ def import_records(
     dry_run: bool = False,
     errors: Iterable[RowError] = (),
     definition: dict | None = None,
+    sets: Iterable[Record | dict] = (),
 ) -> ImportReport:
     """Validate and upsert records (plain dicts of the API write shape, or read Records),
     after the game's `definition` (vocabulary and formats, services.save_game) if given.
@@ -478,16 +497,20 @@ def import_records(
     so that rows are checked against the vocabulary they come with; a bad row rolls it back too.
     """
     report = ImportReport(dry_run=dry_run, errors=list(errors))
+    sets = [_as_record(SET, row, item) for row, item in enumerate(sets, 1)]
     leaders = [_as_record(LEADER, row, item) for row, item in enumerate(leaders, 1)]
     cards = [_as_record(CARD, row, item) for row, item in enumerate(cards, 1)]
     for records in (leaders, cards):
         _check_duplicates(records)
+    _check_numbers([*leaders, *cards])
     with transaction.atomic(), signals.one_bump():
         if definition is not None:
             try:
                 game = services.save_game(definition={**definition, "slug": game.slug})
             except DEFINITION_ERRORS as e:
                 report.errors.append(RowError(0, "game", f"Bad game definition: {e}"))
+        # The sets first, in the same transaction: the printings of the rows name them.
+        _save_sets(game, sets, report)
         checked = _check(game, leaders, cards, report)
         if not report.errors and not dry_run:
             _write(game, checked, report)
@@ -495,6 +518,68 @@ def import_records(
         if report.errors or dry_run:
             transaction.set_rollback(True)  # the definition, or a write refused midway
     return report
+
+
+def _save_sets(game: Game, records: list[Record], report: ImportReport) -> None:
+    """Check the file's sets and write them (a set is matched by its code, any case)."""
+    if not records:
+        return
+    stored = {s.code.lower(): s for s in CardSet.objects.filter(game=game)}
+    seen, good = {}, []
+    for record in records:
+        errors_before = len(report.errors)
+        report.errors.extend(record.errors)
+        data = record.data
+        code, name = data.get("code"), data.get("name")
+        for key, value in (("code", code), ("name", name)):
+            if not isinstance(value, str) or not value.strip() or "\n" in value:
+                report.errors.append(RowError(record.row, key, "Required: one line of text.", SET))
+        group = data.get("group", "")
+        if not isinstance(group, str) or "\n" in group:
+            report.errors.append(RowError(record.row, "group", "One line of text.", SET))
+        released = data.get("released")
+        if released not in (None, ""):
+            try:
+                released = date.fromisoformat(str(released))
+            except ValueError:
+                message = f"Not a date as YYYY-MM-DD: {released!r}."
+                report.errors.append(RowError(record.row, "released", message, SET))
+        if isinstance(code, str) and code.strip():
+            if code.strip().lower() in seen:
+                message = f"Duplicate of set row {seen[code.strip().lower()]}."
+                report.errors.append(RowError(record.row, "code", message, SET))
+            seen.setdefault(code.strip().lower(), record.row)
+        for key, most in (("code", 20), ("name", 120), ("group", 80)):
+            if isinstance(data.get(key), str) and len(data[key]) > most:
+                message = f"At most {most} characters."
+                report.errors.append(RowError(record.row, key, message, SET))
+        if len(report.errors) > errors_before:
+            continue
+        values = {"code": code.strip(), "name": name.strip(), "group": group.strip()}
+        values["released"] = released or None
+        current = stored.get(values["code"].lower())
+        if current is None or any(getattr(current, k) != v for k, v in values.items()):
+            good.append(values)
+            report.sets_written += 1
+    if good:  # also beside bad rows: the rows naming these sets are checked against them
+        services.save_sets(game=game, sets=good)
+
+
+def _check_numbers(records: list[Record]) -> None:
+    """A printing number given by two rows of the file (or twice in one): the later is bad."""
+    seen: dict[str, str] = {}
+    for record in records:
+        printings = record.data.get("printings")
+        if record.duplicate or not isinstance(printings, list):
+            continue
+        for printing in printings:
+            number = printing.get("number") if isinstance(printing, dict) else None
+            if not isinstance(number, str):
+                continue
+            where = f"{record.kind} row {record.row}"
+            earlier = seen.setdefault(number.strip().lower(), where)
+            if earlier != where:
+                record.error("printings", f"{number!r} is also a printing of {earlier}.")
 
 
 def _as_record(kind: str, row: int, item: Record | dict) -> Record:
@@ -524,7 +609,7 @@ def _check_duplicates(records: list[Record]) -> None:
 
 Checked = list[tuple[Record, services.CardWrite | services.LeaderWrite]]
 # What the serializers and _check_new_keywords read of the game (prefetched: no query a row).
-IMPORT_VOCABULARY = ("colours", "rarities", "card_types", "stats", "keywords")
+IMPORT_VOCABULARY = ("colours", "rarities", "card_types", "stats", "keywords", "sets")
 
 
 def _check(game: Game, leaders: list[Record], cards: list[Record], report: ImportReport) -> Checked:
@@ -535,6 +620,7 @@ def _check(game: Game, leaders: list[Record], cards: list[Record], report: Impor
     A fixed number of queries, however many rows: the game with its vocabulary and keywords,
     then per kind every slug and name of the game and the records the file updates."""
     game = Game.objects.prefetch_related(*IMPORT_VOCABULARY).get(pk=game.pk)
+    numbers = _numbers(game, [*leaders, *cards])
     checked = []
     for records, model, serializer_class in (
         (leaders, Leader, LeaderSerializer),
@@ -546,13 +632,49 @@ def _check(game: Game, leaders: list[Record], cards: list[Record], report: Impor
         # One serializer a kind, its instance set to each row's record in turn (as DRF's
         # ListSerializer does): building a ModelSerializer's fields costs more than a row.
         # It needs no request as long as nothing reads `.data` (which builds URLs).
-        serializer = serializer_class(context={"game": game, "request": None, "taken": taken})
+        context = {"game": game, "request": None, "taken": taken, "numbers": numbers}
+        serializer = serializer_class(context=context)
         for record in records:
             write = _check_one(record, existing.get(_slug_of(record)), serializer, report)
             if write is not None:
                 checked.append((record, write))
     _check_new_keywords(game, checked, report)
     return checked
+
+
+def _numbers(game: Game, records: list[Record]) -> dict:
+    """{lower-case number: (model name, pk)} of the game's printings, as the serializers'
+    `_check_numbers` reads it, less those that a record of the file gives up (it lists its
+    printings without them): another record may take them."""
+    if not any("printings" in record.data for record in records):
+        return {}  # nothing to check
+    rows = Printing.objects.filter(game=game).values_list("number", "card_id", "leader_id")
+    numbers = {
+        number.lower(): ("card", card) if card else ("leader", leader)
+        for number, card, leader in rows
+    }
+    kept = {
+        (record.kind, _slug_of(record)): {
+            str(p.get("number", "")).lower()
+            for p in record.data["printings"]
+            if isinstance(p, dict)
+        }
+        for record in records
+        if isinstance(record.data.get("printings"), list)
+    }
+    if kept:
+        slugs = {}
+        for model, kind in ((Card, CARD), (Leader, LEADER)):
+            wanted = [slug for k, slug in kept if k == kind]
+            for pk, slug in model.objects.filter(game=game, slug__in=wanted).values_list(
+                "pk", "slug"
+            ):
+                slugs[(kind, pk)] = slug
+        for number, owner in list(numbers.items()):
+            listed = kept.get((owner[0], slugs.get(owner)))
+            if listed is not None and number not in listed:
+                del numbers[number]
+    return numbers
 
 
 def _existing(game: Game, model, records: list[Record]) -> tuple[dict, dict]:
@@ -567,6 +689,8 @@ def _existing(game: Game, model, records: list[Record]) -> tuple[dict, dict]:
     if model is Card:
         queryset = Card.objects.select_related("type", "rarity", "loyalty_faction")
         queryset = queryset.prefetch_related("keywords", "colours")
+        if any("printings" in record.data for record in records):  # what _is_unchanged reads
+            queryset = queryset.prefetch_related("printings")
     else:
         queryset = Leader.objects.for_rules()
     instances = queryset.filter(pk__in=[taken[key] for key in keys if key in taken])
@@ -686,37 +810,61 @@ def _is_unchanged(instance, data: dict) -> bool:
             current = {row.faction_id: row.points for row in instance.loyalty_list}
             if current != {faction.pk: points for faction, points in value.items()}:
                 return False
+        elif name == "printings":
+            if [_printing_key(p) for p in instance.printing_list] != [_given_key(p) for p in value]:
+                return False
         elif getattr(instance, name) != value:
             return False
     return True
+
+
+def _printing_key(printing) -> tuple:
+    """What a stored printing holds, to compare it with a validated one (`_given_key`)."""
+    fields = (printing.number, printing.image, printing.artist, printing.flavour)
+    return (printing.set_id, printing.rarity_id, *fields)
+
+
+def _given_key(values: dict) -> tuple:
+    rarity = values.get("rarity")
+    fields = tuple(values.get(name, "") for name in ("number", "image", "artist", "flavour"))
+    return (values["set"].pk, rarity.pk if rarity else None, *fields)
 
 
 # --- exporting ------------------------------------------------------------------------------
 
 
 def export_game(*, game: Game, fmt: str) -> str:
-    """The game's leaders and cards as a JSON or CSV file that `read_file` reads back."""
+    """The game's sets, leaders and cards as a JSON or CSV file that `read_file` reads back
+    (CSV has no sets or printings)."""
     if fmt not in FORMATS:
         raise ValueError(f"Unknown format {fmt!r}: use json or csv.")
+    printings = Prefetch("printings", printings_of_sets())
     leaders = [
         _leader_record(leader)
-        for leader in (Leader.objects.filter(game=game).for_rules().order_by("name"))
+        for leader in Leader.objects.filter(game=game).for_rules().order_by("name")
     ]
     cards = [
         card.as_record(with_colours=not game.colours_from_cost)
         for card in (
             Card.objects.filter(game=game)
             .select_related("rarity", "type", "loyalty_faction")
-            .prefetch_related("keywords", "colours")
+            .prefetch_related("keywords", "colours", printings)
             .order_by("name")
         )
     ]
     if fmt == "json":
         definition = services.export_game_definition(game)
-        document = {"game": definition, "leaders": leaders, "cards": cards}
+        document = {"game": definition}
+        sets = [_set_record(s) for s in CardSet.objects.filter(game=game)]
+        if sets:
+            document["sets"] = sets
+        document |= {"leaders": leaders, "cards": cards}
+        for record in (*leaders, *cards):
+            if not record["printings"]:  # a file of a game without sets reads as before
+                del record["printings"]
         return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
     out = io.StringIO()
-    writer = csv.DictWriter(out, fieldnames=CSV_COLUMNS, lineterminator="\n")
+    writer = csv.DictWriter(out, fieldnames=CSV_COLUMNS, lineterminator="\n", extrasaction="ignore")
     writer.writeheader()
     for kind, records in ((LEADER, leaders), (CARD, cards)):
         for record in records:
@@ -735,6 +883,12 @@ def export_game(*, game: Game, fmt: str) -> str:
     return out.getvalue()
 
 
+def _set_record(card_set: CardSet) -> dict:
+    record = {"code": card_set.code, "name": card_set.name, "group": card_set.group}
+    record["released"] = card_set.released.isoformat() if card_set.released else None
+    return record
+
+
 def _leader_record(leader: Leader) -> dict:
     return {
         "slug": leader.slug,
@@ -744,4 +898,5 @@ def _leader_record(leader: Leader) -> dict:
         "loyalty": leader.loyalty,
         "text": leader.text,
         "image": leader.image,
+        "printings": [p.as_record() for p in leader.printing_list],
     }

@@ -25,6 +25,7 @@ from django.db.models import (
     FloatField,
     Func,
     OuterRef,
+    Prefetch,
     Q,
     Subquery,
     Value,
@@ -154,6 +155,7 @@ class Game(models.Model):
     stat_list = held("stats")
     format_list = held("formats")
     keyword_list = held("keywords")
+    set_list = held("sets")
 
     def save(self, *args, update_fields=None, **kwargs):
         """Save the game, but never write its rules_version back: an instance read before
@@ -260,6 +262,12 @@ class Colour(Term):
 class Rarity(Term):
     game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="rarities")
     symbol = models.CharField(max_length=8, blank=True)
+    code = models.CharField(
+        max_length=8,
+        blank=True,
+        validators=[one_line],
+        help_text="As printed on cards (C, R, SR): imports may name the rarity by it.",
+    )
 
     class Meta(Term.Meta):
         verbose_name_plural = "rarities"
@@ -496,6 +504,23 @@ def _relation_ids(card: str) -> dict:
     }
 
 
+def printing_refs() -> dict:
+    """Annotations holding a card's printing numbers and their sets' ids ("CMF-005,VIN-012",
+    "3,9"; None for none), for the engine's catalogue (no comma is allowed in a number)."""
+
+    def of(column: str) -> Subquery:
+        rows = (
+            Printing.objects.filter(card_id=OuterRef("pk"))
+            .order_by()
+            .values("card_id")
+            .annotate(ids=IdList(column))
+            .values("ids")
+        )
+        return Subquery(rows, output_field=models.TextField())
+
+    return {"printing_numbers": of("number"), "printing_set_ids": of("set_id")}
+
+
 class ColourIds(Func):
     """A test of the card's `colour_ids` (PostgreSQL only: the sorted ids of its colours, kept
     on its row by triggers, migration 0013) against colour ids: `op` is `&&` (shares one) or
@@ -537,6 +562,13 @@ class Dressing(Value):
                 self.words.dress(card, None, row.colour_ids, row.keyword_ids)
             yield row
 
+    def printings(self) -> Prefetch | None:
+        """The prefetch of the cards' printings, in a game that has sets (their set and rarity
+        are then dressed from `words`)."""
+        if not self.words.sets:
+            return None
+        return Prefetch(f"{self.path}__printings" if self.path else "printings")
+
 
 class DressedQuerySet(models.QuerySet):
     """A queryset of cards, or of rows with a `card`, that can bring each card's colours and
@@ -565,7 +597,10 @@ class DressedQuerySet(models.QuerySet):
         clone = self.annotate(**relation_ids(f"{path}_id" if path else "pk"))
         # The search column is the widest and only the database reads it.
         clone = clone.defer(f"{path}__search_vector" if path else "search_vector")
-        return clone.alias(dressing=Dressing(words, path))
+        dressing = Dressing(words, path)
+        if printings := dressing.printings():
+            clone = clone.prefetch_related(printings)
+        return clone.alias(dressing=dressing)
 
 
 # A word start shared by more words of a game's lexicon than this stays a word start.
@@ -597,7 +632,7 @@ class CardQuerySet(DressedQuerySet):
         if words is None:
             return self.select_related(
                 "game", "rarity", "type", "loyalty_faction"
-            ).prefetch_related("colours", "keywords")
+            ).prefetch_related("colours", "keywords", Prefetch("printings", printings_of_sets()))
         return self.dressed(words)
 
     def search(self, text: str, lexicon: tuple[str, ...] = ()):
@@ -686,6 +721,24 @@ def requirement_q(wanted, game: "Game") -> Q:
             if faction in faction_ids:
                 condition |= Q(loyalty_faction_id=faction_ids[faction], loyalty_points__lte=points)
         return condition
+    if isinstance(wanted, legality.NoneOf) and wanted.attr == "keywords":
+        ids = {k.name.casefold(): k.pk for k in game.keyword_list}
+
+        def having(name: str) -> Q:
+            if name.casefold() not in ids:
+                return Q(pk__in=[])  # no card has a keyword the game does not know
+            rows = Card.keywords.through.objects.filter(card=OuterRef("pk"))
+            return Q(Exists(rows.filter(keyword_id=ids[name.casefold()])))
+
+        condition = Q()
+        for name in wanted.forbidden:
+            condition &= ~having(name)
+        for a, b in wanted.pairs:
+            condition &= ~(having(a) & having(b))
+        return condition
+    if isinstance(wanted, legality.InPool):
+        sets = [s.pk for s in game.set_list if s.code in wanted.sets or s.group in wanted.groups]
+        return printed_in_q(sets)
     raise NotImplementedError(f"No database filter for {wanted!r}")
 
 
@@ -763,6 +816,7 @@ class Card(models.Model):
 
     colour_list = held("colours")
     keyword_list = held("keywords")
+    printing_list = held("printings")
 
     @property
     def factions(self):
@@ -792,6 +846,7 @@ class Card(models.Model):
             "effect_source": self.effect_source,
             "makes_attack": self.makes_attack,
             "image": self.image,
+            "printings": [p.as_record() for p in self.printing_list],
         }
         if with_colours:
             record["colours"] = [c.slug for c in self.colour_list]
@@ -827,6 +882,7 @@ class Card(models.Model):
             loyalty=(self.loyalty_faction.name, self.loyalty_points)
             if self.loyalty_faction_id
             else None,
+            **printed(self.printing_list),
         )
 
     def clean(self):
@@ -869,11 +925,28 @@ class Card(models.Model):
             self.colour_count = len(colours)
 
 
+def printed(printings) -> dict:
+    """The printing numbers, set codes and set groups of a card's or leader's printings, as
+    the engine's CardInfo and LeaderInfo take them (the printings' sets held or joined)."""
+    return {
+        "printings": frozenset(p.number for p in printings),
+        "sets": frozenset(p.set.code for p in printings),
+        "groups": frozenset(p.set.group for p in printings if p.set.group),
+    }
+
+
+def printings_of_sets():
+    """Printings with their set (and rarity), for a prefetch."""
+    return Printing.objects.select_related("set", "rarity")
+
+
 class LeaderQuerySet(models.QuerySet):
     def for_rules(self):
         """Leaders with what the engine and the pages read (colours, keywords, loyalty), in a
         constant number of queries."""
-        return self.prefetch_related("colours", "keywords", "loyalties__faction")
+        return self.prefetch_related(
+            "colours", "keywords", "loyalties__faction", Prefetch("printings", printings_of_sets())
+        )
 
 
 class Leader(models.Model):
@@ -909,6 +982,7 @@ class Leader(models.Model):
     colour_list = held("colours")
     keyword_list = held("keywords")
     loyalty_list = held("loyalties")
+    printing_list = held("printings")
 
     @property
     def factions(self):
@@ -926,6 +1000,8 @@ class Leader(models.Model):
             colours=frozenset(c.slug for c in self.colour_list),
             factions=frozenset(k.name for k in self.factions),
             loyalty=frozenset(self.loyalty.items()),
+            keywords=frozenset(k.name for k in self.keyword_list),
+            **printed(self.printing_list),
         )
 
     def save(self, *args, **kwargs):
@@ -958,6 +1034,115 @@ class Loyalty(models.Model):
         if self.faction_id and self.leader_id:
             if self.faction.game_id != self.leader.game_id or not self.faction.is_faction:
                 raise ValidationError({"faction": "Choose a faction of the leader's game."})
+
+
+# --- sets and printings: a card is its name; each time it is printed is a Printing ----------
+
+
+class CardSet(models.Model):
+    """A set (expansion) of a game, in a group (Force of Will's clusters, blocks, seasons)."""
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="sets")
+    code = models.CharField(max_length=20, validators=[one_line], help_text="e.g. CMF, VIN001.")
+    name = models.CharField(max_length=120, validators=[one_line])
+    group = models.CharField(
+        max_length=80, blank=True, validators=[one_line], help_text="Cluster, block or season."
+    )
+    released = models.DateField(null=True, blank=True)
+
+    class Meta:
+        ordering = [F("released").asc(nulls_last=True), "code"]
+        verbose_name = "set"
+        constraints = [
+            models.UniqueConstraint(Lower("code"), "game", name="set_unique_code"),
+            models.CheckConstraint(condition=~Q(code=""), name="set_code_not_empty"),
+            models.CheckConstraint(condition=~Q(name=""), name="set_name_not_empty"),
+        ]
+        indexes = [models.Index(fields=["game", "group"], name="set_game_group")]
+
+    def __str__(self):
+        return f"{self.name} ({self.code})"
+
+    def get_absolute_url(self):
+        return reverse("set-detail", kwargs={"game": self.game.slug, "code": self.code})
+
+
+class Printing(models.Model):
+    """One printing of a card or a leader: its set, its number (unique within the game, any
+    case), its rarity and art. A card's first printing (by position) is the one shown."""
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="printings")
+    set = models.ForeignKey(CardSet, on_delete=models.PROTECT, related_name="printings")
+    card = models.ForeignKey(
+        Card, on_delete=models.CASCADE, null=True, blank=True, related_name="printings"
+    )
+    leader = models.ForeignKey(
+        Leader, on_delete=models.CASCADE, null=True, blank=True, related_name="printings"
+    )
+    number = models.CharField(max_length=30, validators=[one_line], help_text="e.g. CMF-058.")
+    position = models.PositiveSmallIntegerField(default=0)
+    rarity = models.ForeignKey(
+        Rarity, on_delete=models.PROTECT, null=True, blank=True, related_name="printings"
+    )
+    image = models.CharField(max_length=500, blank=True, help_text="URL of the art.")
+    artist = models.CharField(max_length=200, blank=True, validators=[one_line])
+    flavour = models.TextField(blank=True, validators=[several_lines])
+
+    class Meta:
+        ordering = ["position", "number"]
+        constraints = [
+            models.UniqueConstraint(Lower("number"), "game", name="printing_unique_number"),
+            models.CheckConstraint(condition=~Q(number=""), name="printing_number_not_empty"),
+            models.CheckConstraint(
+                condition=Q(card__isnull=False, leader__isnull=True)
+                | Q(card__isnull=True, leader__isnull=False),
+                name="printing_of_a_card_or_a_leader",
+            ),
+        ]
+        indexes = [
+            models.Index(fields=["card", "position"], name="printing_card"),
+            models.Index(fields=["leader", "position"], name="printing_leader"),
+            models.Index(fields=["set", "number"], name="printing_set_number"),
+        ]
+
+    def __str__(self):
+        return self.number
+
+    @property
+    def owner(self) -> "Card | Leader":
+        return self.card if self.card_id else self.leader
+
+    def as_record(self) -> dict:
+        """As the exchange file and the API give it (its set and rarity held or joined)."""
+        return {
+            "set": self.set.code,
+            "number": self.number,
+            "rarity": self.rarity.slug if self.rarity_id else None,
+            "image": self.image,
+            "artist": self.artist,
+            "flavour": self.flavour,
+        }
+
+    def save(self, *args, **kwargs):
+        if self.game_id is None and (self.card_id or self.leader_id):
+            self.game_id = self.owner.game_id  # an inline of its card or leader in the admin
+        super().save(*args, **kwargs)
+
+    def clean(self):
+        if self.game_id is None and (self.card_id or self.leader_id):
+            self.game_id = self.owner.game_id
+        errors = {}
+        for name in ("set", "rarity", "card", "leader"):
+            related = getattr(self, name) if getattr(self, f"{name}_id") else None
+            if related is not None and self.game_id and related.game_id != self.game_id:
+                errors[name] = "This belongs to another game."
+        if errors:
+            raise ValidationError(errors)
+
+
+def printed_in_q(set_ids, owner: str = "card") -> Q:
+    """Cards (`owner` "leader": leaders) with a printing in one of the sets `set_ids`."""
+    return Q(Exists(Printing.objects.filter(set_id__in=list(set_ids), **{owner: OuterRef("pk")})))
 
 
 # --- the rules reference: sections, glossary, rulings ---------------------------------------

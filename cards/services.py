@@ -7,12 +7,15 @@ from typing import NamedTuple
 
 from django.core.exceptions import ValidationError
 from django.db import connection, transaction
+from django.db.models import Q
+from django.db.models.functions import Lower
 from django.utils import timezone
 from django.utils.text import slugify
 
 from . import rulebook, signals
 from .models import (
     Card,
+    CardSet,
     CardType,
     Colour,
     Format,
@@ -21,6 +24,7 @@ from .models import (
     Keyword,
     Leader,
     Loyalty,
+    Printing,
     Rarity,
     RuleSection,
     Ruling,
@@ -33,12 +37,14 @@ from .models import (
 
 class CardWrite(NamedTuple):
     """One card for save_cards: validated model fields, keyword names, the colours (None keeps
-    them; ignored where the game derives them from the cost) and the card (None: a new one)."""
+    them; ignored where the game derives them from the cost), the card (None: a new one) and
+    its printings (PrintingWrite dicts in order; None keeps them)."""
 
     fields: dict
     keywords: Iterable[str]
     colours: Iterable[Colour] | None = None
     card: Card | None = None
+    printings: list[dict] | None = None
 
 
 class LeaderWrite(NamedTuple):
@@ -49,6 +55,7 @@ class LeaderWrite(NamedTuple):
     keywords: Iterable[str]
     loyalty: Mapping[Keyword, int] | None = None
     leader: Leader | None = None
+    printings: list[dict] | None = None
 
 
 def _keywords(*, game: Game, names: Iterable[str]) -> dict[str, Keyword]:
@@ -102,7 +109,61 @@ def _replace(relation, rows: dict[int, list[int]]) -> None:
 
 def _written(objs: list) -> None:
     for obj in objs:  # their relations were replaced: what they held is read again
-        let_go(obj, "colours", "keywords", "loyalties")
+        let_go(obj, "colours", "keywords", "loyalties", "printings")
+
+
+PRINTING_FIELDS = ("set", "number", "rarity", "image", "artist", "flavour")
+
+
+def _replace_printings(*, game: Game, owner: str, given: list[tuple]) -> None:
+    """Make each (card or leader, printings) pair's printings (dicts of PRINTING_FIELDS, in
+    order; None keeps them) its whole list: a number already stored (any case) keeps its row,
+    wherever it was, so what points at it stays; the owner's other printings are deleted.
+    Callers have checked that no number is another record's. Three queries, however many."""
+    given = [(obj, printings) for obj, printings in given if printings is not None]
+    if not given:
+        return
+    owners = [obj.pk for obj, _ in given]
+    numbers = {p["number"].lower() for _, printings in given for p in printings}
+    stored = Printing.objects.filter(game=game).annotate(lower=Lower("number"))
+    stored = stored.filter(Q(**{f"{owner}_id__in": owners}) | Q(lower__in=numbers))
+    existing = {row.lower: row for row in stored}
+    rows = []
+    for obj, printings in given:
+        for position, values in enumerate(printings):
+            row = existing.get(values["number"].lower()) or Printing(game=game)
+            row.card, row.leader = (obj, None) if owner == "card" else (None, obj)
+            row.position = position
+            for name in PRINTING_FIELDS:
+                setattr(row, name, values.get(name, "" if name != "rarity" else None))
+            rows.append(row)
+    stale = [row.pk for lower, row in existing.items() if lower not in numbers]
+    Printing.objects.filter(pk__in=stale).delete()
+    fields = ["card", "leader", "position", *PRINTING_FIELDS]
+    Printing.objects.bulk_create(
+        rows, update_conflicts=True, unique_fields=["pk"], update_fields=fields
+    )
+
+
+@transaction.atomic
+def save_sets(*, game: Game, sets: Iterable[dict]) -> list[CardSet]:
+    """Create or update sets by code (any case): dicts of code, name, group, released."""
+    sets = list(sets)
+    stored = {s.code.lower(): s for s in CardSet.objects.filter(game=game)}
+    rows = []
+    for values in sets:
+        row = stored.get(values["code"].lower()) or CardSet(game=game)
+        for name, value in values.items():
+            setattr(row, name, value)
+        rows.append(row)
+    CardSet.objects.bulk_create(
+        rows, update_conflicts=True, unique_fields=["pk"], update_fields=list(SET_FIELDS)
+    )
+    signals.bump(game.pk)
+    return rows
+
+
+SET_FIELDS = ("code", "name", "group", "released")
 
 
 def save_card(
@@ -154,6 +215,11 @@ def save_cards(*, game: Game, writes: Iterable[CardWrite]) -> list[Card]:
     _replace(Card.keywords, {card.pk: chosen for card, chosen in zip(cards, keywords, strict=True)})
     given = {card.pk: c for card, c in zip(cards, colours, strict=True) if c is not None}
     _replace(Card.colours, given)
+    _replace_printings(
+        game=game,
+        owner="card",
+        given=[(c, w.printings) for c, w in zip(cards, writes, strict=True)],
+    )
     _written(cards)
     signals.written(game_id=game.pk, cards=updated)
     return cards
@@ -213,6 +279,7 @@ def save_leaders(*, game: Game, writes: Iterable[LeaderWrite]) -> list[Leader]:
         for leader, write in pairs
         for faction, points in (write.loyalty or {}).items()
     )
+    _replace_printings(game=game, owner="leader", given=[(obj, w.printings) for obj, w in pairs])
     _written(leaders)
     signals.written(game_id=game.pk, leaders=updated)
     return leaders
@@ -299,7 +366,7 @@ def export_game_definition(game: Game) -> dict:
     """The game's definition (vocabulary and formats) as save_game reads it."""
     terms = {
         "colours": ["slug", "name", "symbol", "css", "domain", "domain_name"],
-        "rarities": ["slug", "name", "symbol"],
+        "rarities": ["slug", "name", "symbol", "code"],
         "card_types": ["slug", "name"],
         "stats": ["slug", "name"],
     }

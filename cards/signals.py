@@ -23,6 +23,7 @@ from django.dispatch import Signal
 
 from .models import (
     Card,
+    CardSet,
     CardType,
     Colour,
     Format,
@@ -31,6 +32,7 @@ from .models import (
     Keyword,
     Leader,
     Loyalty,
+    Printing,
     Rarity,
     RuleSection,
     Ruling,
@@ -103,6 +105,8 @@ REGISTRY = {
     RuleSection: "game_id",
     GlossaryTerm: "game_id",
     Ruling: "card__game_id",
+    CardSet: "game_id",
+    Printing: "game_id",
 }
 # Many-to-many relations of registered models (no row of their own is saved).
 RELATIONS = (

@@ -26,9 +26,13 @@ router.register("games", api.GameViewSet, basename="api-game")
 router.register(rf"{GAME}/formats", api.FormatViewSet, basename="api-format")
 router.register(rf"{GAME}/cards", api.CardViewSet, basename="api-card")
 router.register(rf"{GAME}/leaders", api.LeaderViewSet, basename="api-leader")
+router.register(rf"{GAME}/sets", api.CardSetViewSet, basename="api-set")
 router.register(rf"{GAME}/rules", api.RuleViewSet, basename="api-rule")
 router.register(rf"{GAME}/glossary", api.GlossaryViewSet, basename="api-glossary")
-api_urlpatterns = router.urls
+api_urlpatterns = [
+    *router.urls,
+    path("games/<slug:game>/printings/<str:number>/", api.printing_detail, name="api-printing"),
+]
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -39,6 +43,8 @@ urlpatterns = [
     path("games/<slug:game>/suggest/<slug:kind>/", views.suggest, name="suggest"),
     path("games/<slug:game>/cards/<slug:slug>/", views.card_detail, name="card-detail"),
     path("games/<slug:game>/cards/<slug:slug>/face.svg", views.card_face, name="card-face"),
+    path("games/<slug:game>/sets/", views.set_list, name="set-list"),
+    path("games/<slug:game>/sets/<str:code>/", views.set_detail, name="set-detail"),
     path("games/<slug:game>/leaders/", views.leader_list, name="leader-list"),
     path("games/<slug:game>/leaders/<slug:slug>/", views.leader_detail, name="leader-detail"),
     path("games/<slug:game>/rules/", views.rule_index, name="rule-index"),

@@ -46,6 +46,7 @@ from .models import (
     GlossaryTerm,
     Keyword,
     Leader,
+    Printing,
     RuleSection,
     ancestor_numbers,
     as_tree,
@@ -387,6 +388,81 @@ def leader_detail(request, game, slug):
             "cards": cards,
         },
     )
+
+
+# --- sets ------------------------------------------------------------------------------------
+
+PRINTINGS_PER_PAGE = 100
+
+
+@require_safe
+@anonymous_page
+def set_list(request, game):
+    """The game's sets by group (in the order of their first release), each with its count of
+    printings: one query besides the game."""
+    game = vocabulary.game_or_404(request, game)
+    counts = dict(
+        Printing.objects.filter(game=game).order_by().values_list("set_id").annotate(n=Count("pk"))
+    )
+    groups: dict[str, list] = {}
+    for card_set in game.set_list:
+        card_set.card_count = counts.get(card_set.pk, 0)
+        groups.setdefault(card_set.group, []).append(card_set)
+    return render(
+        request,
+        "cards/set_list.html",
+        {"game": game, "groups": list(groups.items()), "set_count": len(game.set_list)},
+    )
+
+
+@require_safe
+@anonymous_page(reads={"page"})
+def set_detail(request, game, code):
+    """One set's printings by number, PRINTINGS_PER_PAGE a page, with their cards' names and
+    types (from the game's vocabulary): two queries besides the game."""
+    game = vocabulary.game_or_404(request, game)
+    words = vocabulary.of(game)
+    card_set = words.set_by_code.get(code.lower())
+    if card_set is None:
+        raise Http404(f"No set {code!r} in {game.name}.")
+    if code != card_set.code:
+        return redirect(card_set, permanent=True)
+    printings = (
+        Printing.objects.filter(set=card_set)
+        .select_related("card", "leader")
+        .only(*SET_ROW_FIELDS)
+        .order_by("number")
+    )
+    page = paginate(request, printings, PRINTINGS_PER_PAGE)
+    rows = words.dress_printings(page.object_list)
+    for printing in rows:
+        owner = printing.owner
+        owner.game = game
+        if printing.card_id and printing.card.type_id in words.type_by_pk:
+            printing.card.type = words.type_by_pk[printing.card.type_id]
+    return render(
+        request,
+        "cards/set_detail.html",
+        {"game": game, "set": card_set, "page": page, "printings": rows},
+    )
+
+
+# What a set's list shows of each printing and its card or leader.
+SET_ROW_FIELDS = (
+    "number",
+    "set_id",
+    "rarity_id",
+    "card_id",
+    "leader_id",
+    "artist",
+    "card__slug",
+    "card__name",
+    "card__type_id",
+    "card__game_id",
+    "leader__slug",
+    "leader__name",
+    "leader__game_id",
+)
 
 
 # --- the rules reference --------------------------------------------------------------------

@@ -31,12 +31,14 @@ from functools import cached_property
 
 from django.core.cache import cache
 from django.db import connection, transaction
+from django.db.models import Exists, OuterRef
 from django.shortcuts import get_object_or_404
 
 from . import pagecache
 from .glossary import Glossary, Term, read_terms
 from .models import (
     Card,
+    CardSet,
     CardType,
     Colour,
     Format,
@@ -45,6 +47,7 @@ from .models import (
     Keyword,
     Leader,
     Loyalty,
+    Printing,
     Rarity,
     RuleSection,
     Stat,
@@ -101,7 +104,7 @@ def _ids(text: str | None) -> list[int]:
 
 # --- the vocabulary of a game -------------------------------------------------------------
 
-TERMS = ("colours", "rarities", "card_types", "stats", "formats", "keywords")
+TERMS = ("colours", "rarities", "card_types", "stats", "formats", "keywords", "sets")
 
 
 class Vocabulary:
@@ -118,11 +121,12 @@ class Vocabulary:
         self.stats: list[Stat] = rows["stats"]
         self.formats: list[Format] = rows["formats"]
         self.keywords: list[Keyword] = rows["keywords"]  # by name
+        self.sets: list[CardSet] = rows["sets"]  # by release date, then code
         self.leaders: list[Leader] = rows["leaders"]  # by name
         self.rule_urls: dict[str, str] = rows["rule_urls"]
         for obj in (*self.colours, *self.rarities, *self.card_types, *self.stats):
             obj.game = game
-        for obj in (*self.formats, *self.keywords, *self.leaders):
+        for obj in (*self.formats, *self.keywords, *self.leaders, *self.sets):
             obj.game = game
         self._attach(game)
         self.colour_by_pk = {c.pk: c for c in self.colours}
@@ -132,6 +136,8 @@ class Vocabulary:
         self.leader_by_pk = {leader.pk: leader for leader in self.leaders}
         self.format_by_pk = {fmt.pk: fmt for fmt in self.formats}
         self.leader_by_slug = {leader.slug: leader for leader in self.leaders}
+        self.set_by_pk = {s.pk: s for s in self.sets}
+        self.set_by_code = {s.code.lower(): s for s in self.sets}
         self._colour_order = {c.pk: i for i, c in enumerate(self.colours)}
         self._keyword_order = {k.pk: i for i, k in enumerate(self.keywords)}
         colours, keywords, loyalties = {}, {}, {}
@@ -156,6 +162,11 @@ class Vocabulary:
             for loyalty in loyalties.get(leader.pk, []):
                 loyalty.leader = leader
             hold(leader, "loyalties", loyalties.get(leader.pk, []))
+        printings: dict[int, list] = {}
+        for printing in rows["leader_printings"]:
+            printings.setdefault(printing.leader_id, []).append(printing)
+        for leader in self.leaders:
+            hold(leader, "printings", self.dress_printings(printings.get(leader.pk, [])))
         self.glossary_terms: list[Term] = read_terms(game, rows["glossary"])
 
     def _ordered(self, ids, kind: str) -> list | None:
@@ -198,7 +209,20 @@ class Vocabulary:
             items = self._ordered(_ids(ids), kind)
             if items is not None:
                 hold(card, name, items)
+        # A game without sets has no printings (and its lists no prefetch of them).
+        hold(card, "printings", self.dress_printings(card.printings.all()) if self.sets else [])
         return card
+
+    def dress_printings(self, printings) -> list[Printing]:
+        """Printings with their set and rarity from here (those this version does not know are
+        left to a query)."""
+        printings = list(printings)
+        for printing in printings:
+            if printing.set_id in self.set_by_pk:
+                printing.set = self.set_by_pk[printing.set_id]
+            if printing.rarity_id in self.rarity_by_pk:
+                printing.rarity = self.rarity_by_pk[printing.rarity_id]
+        return printings
 
     def leader(self, pk) -> Leader | None:
         """The leader with its colours, keywords and loyalty (None: not of this version)."""
@@ -250,6 +274,8 @@ def _load(game_id: int) -> dict:
         "stats": list(Stat.objects.filter(game_id=game_id)),
         "formats": formats,
         "keywords": list(Keyword.objects.filter(game_id=game_id)),
+        "sets": list(CardSet.objects.filter(game_id=game_id)),
+        "leader_printings": list(Printing.objects.filter(game_id=game_id, leader__isnull=False)),
         "leaders": list(Leader.objects.filter(game_id=game_id)),
         "leader_colours": _pairs(Leader.colours, "leader", "colour", game_id),
         "leader_keywords": _pairs(Leader.keywords, "leader", "keyword", game_id),
@@ -309,10 +335,12 @@ class NavGame:
     pk: int
     slug: str
     name: str
+    has_sets: bool = False  # its navigation links to its sets
 
 
 def _read_games() -> list[NavGame]:
-    return [NavGame(*row) for row in Game.objects.values_list("pk", "slug", "name")]
+    games = Game.objects.annotate(has_sets=Exists(CardSet.objects.filter(game=OuterRef("pk"))))
+    return [NavGame(*row) for row in games.values_list("pk", "slug", "name", "has_sets")]
 
 
 def navigation_games(version: str | None = None) -> list[NavGame]:

@@ -14,12 +14,12 @@ from typing import NamedTuple
 
 from django.contrib.admin.models import CHANGE, LogEntry
 from django.db import transaction
-from django.db.models import F, Q
+from django.db.models import F, Prefetch, Q
 from django.http import Http404
 from django.utils import timezone
 
 from cards import legality, vocabulary
-from cards.models import Card, Format, Game, Leader, hold
+from cards.models import Card, Format, Game, Leader, hold, printings_of_sets
 
 from . import history
 from .models import Deck, DeckCard, DeckVersion, Visibility
@@ -66,7 +66,7 @@ def cards_for_rules():
     """Cards with what the engine reads (rarity, type, colours, keywords, loyalty), in
     constant queries."""
     return Card.objects.select_related("rarity", "type", "loyalty_faction").prefetch_related(
-        "colours", "keywords"
+        "colours", "keywords", Prefetch("printings", printings_of_sets())
     )
 
 
@@ -75,7 +75,9 @@ def entries_of(deck: Deck) -> list[DeckCard]:
     return list(
         deck.entries.select_related(
             "card__rarity", "card__type", "card__loyalty_faction"
-        ).prefetch_related("card__colours", "card__keywords")
+        ).prefetch_related(
+            "card__colours", "card__keywords", Prefetch("card__printings", printings_of_sets())
+        )
     )
 
 

@@ -26,7 +26,7 @@ from schemathesis.specs.openapi.checks import (
     status_code_conformance,
 )
 
-from cards.models import Card, Format, Game, Leader, RuleSection
+from cards.models import Card, CardSet, Format, Game, Leader, Printing, RuleSection
 from deckbuilder.models import Visibility
 from deckbuilder.wsgi import application
 from tests.deckbuilder.test_api import GOTTFRIED_TEN, make_deck, rows
@@ -58,7 +58,7 @@ REAL_BODY = {"game": "card-of-gods", "leader": "gottfried", "cards": rows(GOTTFR
 
 
 def kind(path: str) -> str:
-    for name in ("cards", "leaders", "formats", "rules", "decks"):
+    for name in ("cards", "leaders", "formats", "rules", "decks", "sets", "printings"):
         if f"/{name}/{{" in path:
             return name
     return "game"
@@ -102,6 +102,8 @@ def world(alice, bob):
         leaders=of_game(Leader),
         formats=of_game(Format),
         rules=of_game(RuleSection, "number", "number")[:50],
+        sets=of_game(CardSet, "code", "code"),
+        printings=of_game(Printing, "number", "number")[:50],
         decks=[{"id": deck.share_id} for deck in decks],
     )
     yield

@@ -35,14 +35,7 @@ class Command(BaseCommand):
             raise CommandError(f"Cannot read {file}: {e.strerror or e}") from None
         except importers.ImportFileError as e:
             raise CommandError(str(e)) from None
-        report = importers.import_records(
-            game=target,
-            cards=data.cards,
-            leaders=data.leaders,
-            errors=data.errors,
-            dry_run=dry_run,
-            definition=data.definition,
-        )
+        report = importers.import_records(game=target, dry_run=dry_run, **data.records())
         for error in report.errors:
             self.stderr.write(str(error))
         if report.errors:

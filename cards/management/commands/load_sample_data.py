@@ -46,7 +46,9 @@ def load_sample(path: Path) -> str:
     except ValueError as e:
         raise CommandError(f"{path.name}: {e}") from None
     leaders, cards = data.get("leaders", []), data.get("cards", [])
-    report = importers.import_records(game=game, cards=cards, leaders=leaders)
+    report = importers.import_records(
+        game=game, cards=cards, leaders=leaders, sets=data.get("sets", [])
+    )
     if report.errors:
         lines = "\n".join(f"  {error}" for error in report.errors)
         raise CommandError(f"{path.name} has bad records:\n{lines}")
