@@ -202,8 +202,8 @@ class GameScopedForm(forms.ModelForm):
 
 class CardAdminForm(GameScopedForm):
     """Cost and stats are checked by Card.clean against the game's vocabulary and stored
-    normalised. Colours are chosen here only where the game does not derive them from the
-    cost; elsewhere the cost decides (see Card.save)."""
+    normalised. Where the game derives colours from the cost, those chosen here are the ones
+    beside it (a ruler's, a 0-cost rune's)."""
 
     game_scoped = ("keywords", "colours")
 
@@ -229,11 +229,20 @@ class CardAdminForm(GameScopedForm):
             "image",
         ]
 
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        card = self.instance
+        if card.pk and card.game.colours_from_cost:  # the cost's colours are not chosen here
+            self.initial["colours"] = [c.pk for c in card.given_colours]
+
     def clean(self):
         cleaned = super().clean()
         game = cleaned.get("game")
-        if game is not None and game.colours_from_cost:
-            cleaned.pop("colours", None)  # derived on save: do not overwrite with the form's
+        if game is not None and game.colours_from_cost and "colours" in cleaned:
+            # The cost's colours, and those chosen beside it.
+            cost = cleaned.get("cost") if isinstance(cleaned.get("cost"), dict) else {}
+            paid = [c for d, c in game.domains().items() if d in cost]
+            cleaned["colours"] = list({c.pk: c for c in [*paid, *cleaned["colours"]]}.values())
         return cleaned
 
 
@@ -331,8 +340,8 @@ class CardAdmin(StaffCuratorMixin, admin.ModelAdmin):
             {
                 "fields": ["cost", "colours", "colour_display", "total_cost"],
                 "description": 'Cost per domain, e.g. {"life": 2}, with "generic" for a generic '
-                "amount. Colours: chosen here only in games that do not derive them from the "
-                "cost.",
+                "amount. Colours: in games that derive them from the cost, choose only those "
+                "beside it.",
             },
         ),
         (

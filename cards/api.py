@@ -231,6 +231,80 @@ class PrintingSerializer(serializers.Serializer):
         return found
 
 
+class FaceSerializer(serializers.Serializer):
+    """Another face of a card or leader: {"name", "types", "cost", "colours", "keywords",
+    "stats", "text"}, in the words of the game (type and colour slugs)."""
+
+    name = serializers.CharField(max_length=120)
+    types = serializers.ListField(child=serializers.CharField(max_length=50), required=False)
+    cost = serializers.JSONField(required=False)
+    colours = serializers.ListField(child=serializers.CharField(max_length=50), required=False)
+    keywords = serializers.ListField(child=serializers.CharField(max_length=60), required=False)
+    stats = serializers.JSONField(required=False)
+    text = serializers.CharField(required=False, allow_blank=True)
+
+    def to_representation(self, face) -> dict:
+        return face.as_record()
+
+    def _known(self, values, terms: str, noun: str) -> list[str]:
+        known = {t.slug for t in rows_of(self.root.game, terms)}
+        unknown = [v for v in values if v not in known]
+        if unknown:
+            raise serializers.ValidationError(
+                f"Unknown {noun} {', '.join(map(repr, unknown))} in this game."
+            )
+        return list(dict.fromkeys(values))
+
+    def validate_types(self, types):
+        return self._known(types, "card_types", "card type")
+
+    def validate_colours(self, colours):
+        return self._known(colours, "colours", "colour")
+
+    def validate_keywords(self, keywords):
+        return list(dict.fromkeys(k.strip() for k in keywords if k.strip()))
+
+    def validate_cost(self, value):
+        try:
+            return validate_cost(self.root.game, value)
+        except ValidationError as e:
+            raise serializers.ValidationError(e.messages) from None
+
+    def validate_stats(self, value):
+        try:
+            return validate_stats(self.root.game, value)
+        except ValidationError as e:
+            raise serializers.ValidationError(e.messages) from None
+
+    def validate_name(self, name):
+        if "\n" in name or "\r" in name or not name.strip():
+            raise serializers.ValidationError("A face's name is one line.")
+        return name.strip()
+
+
+class FacesField(serializers.ListField):
+    """A card's or leader's other faces, in order."""
+
+    child = FaceSerializer()
+
+    def get_attribute(self, instance):
+        return rows_of(instance, "faces") if instance.pk is not None else []
+
+
+class TypesField(serializers.ListField):
+    """A card's types as printed on its front, the first being its `type`."""
+
+    def get_attribute(self, instance):
+        return instance.type_list if instance.pk is not None else []
+
+
+class OwnKeywordsField(KeywordNamesField):
+    """Its keywords but those only its other faces have (they are given with the faces)."""
+
+    def get_attribute(self, instance):
+        return instance.own_keywords if instance.pk is not None else []
+
+
 class PrintingsField(serializers.ListField):
     """A card's or leader's printings, in order (the first is the one shown)."""
 
@@ -258,8 +332,9 @@ class GameScopedSerializer(serializers.ModelSerializer):
 
     slug = serializers.SlugField(max_length=120, required=False)
     colours = TermsField(child_relation=TermField("colours"), required=False)
-    keywords = KeywordNamesField(required=False)
+    keywords = OwnKeywordsField(required=False)
     factions = serializers.SerializerMethodField()
+    faces = FacesField(required=False)
     printings = PrintingsField(required=False)
     url = serializers.SerializerMethodField()
 
@@ -394,6 +469,7 @@ class StatsField(serializers.JSONField):
 
 class CardSerializer(GameScopedSerializer):
     type = TermField("card_types", required=False)
+    types = TypesField(child=TermField("card_types"), required=False, min_length=1, max_length=8)
     rarity = TermField("rarities", required=False, allow_null=True)
     cost = serializers.JSONField(required=False)
     stats = StatsField(required=False)
@@ -405,6 +481,7 @@ class CardSerializer(GameScopedSerializer):
             "slug",
             "name",
             "type",
+            "types",
             "rarity",
             "cost",
             "colours",
@@ -419,6 +496,7 @@ class CardSerializer(GameScopedSerializer):
             "effect_source",
             "makes_attack",
             "image",
+            "faces",
             "printings",
             "url",
         ]
@@ -441,23 +519,17 @@ class CardSerializer(GameScopedSerializer):
         except ValidationError as e:  # django ValidationError -> DRF field error
             raise serializers.ValidationError(e.messages) from None
 
-    def validate_colours(self, colours):
-        if self.game.colours_from_cost:
-            label = (self.game.colour_label or "colour").lower()
-            raise serializers.ValidationError(
-                f"A card's {label}s come from its cost: leave this field out."
-            )
-        return colours
-
     def validate(self, attrs):
         attrs = super().validate(attrs)
         game, creating = self.game, self.instance is None
+        if "types" in attrs:  # the first is `type`
+            types = list(dict.fromkeys(attrs["types"]))
+            if attrs.setdefault("type", types[0]) != types[0]:
+                raise serializers.ValidationError({"type": ["Not the first of its types."]})
         if creating and "type" not in attrs:
             types = game.type_list[:2]
             if len(types) != 1:  # a game with one card type: that one (Card.save)
                 raise serializers.ValidationError({"type": ["This field is required."]})
-        if creating and attrs.get("rarity") is None and game.rarities.exists():
-            raise serializers.ValidationError({"rarity": ["This field is required."]})
         return attrs
 
     def to_write(self, data: dict) -> services.CardWrite:
@@ -466,14 +538,18 @@ class CardSerializer(GameScopedSerializer):
         data = dict(data)
         keywords = data.pop("keywords", None)
         if keywords is None:
-            keywords = [k.name for k in self.instance.keyword_list] if self.instance else []
+            keywords = [k.name for k in self.instance.own_keywords] if self.instance else []
         colours = data.pop("colours", None)
-        printings = data.pop("printings", None)
+        printings, faces = data.pop("printings", None), data.pop("faces", None)
+        types = data.pop("types", None)
+        more_types = types[1:] if types is not None else None
         if "loyalty" in data:
             loyalty = data.pop("loyalty") or {}
             data["loyalty_faction"] = loyalty.get("faction")
             data["loyalty_points"] = loyalty.get("points")
-        return services.CardWrite(data, keywords, colours, self.instance, printings)
+        return services.CardWrite(
+            data, keywords, colours, self.instance, printings, faces, more_types
+        )
 
     def save(self, **kwargs):
         write = self.to_write(self.validated_data)
@@ -495,6 +571,7 @@ class LeaderSerializer(GameScopedSerializer):
             "loyalty",
             "text",
             "image",
+            "faces",
             "printings",
             "url",
         ]
@@ -510,14 +587,14 @@ class LeaderSerializer(GameScopedSerializer):
         keywords = data.pop("keywords", None)
         colours = data.pop("colours", None)
         loyalty = data.pop("loyalty", None)
-        printings = data.pop("printings", None)
+        printings, faces = data.pop("printings", None), data.pop("faces", None)
         if self.instance:
             if keywords is None:
-                keywords = [k.name for k in self.instance.keyword_list]
+                keywords = [k.name for k in self.instance.own_keywords]
             if colours is None:
                 colours = self.instance.colour_list
         return services.LeaderWrite(
-            data, colours or [], keywords or [], loyalty, self.instance, printings
+            data, colours or [], keywords or [], loyalty, self.instance, printings, faces
         )
 
     def save(self, **kwargs):

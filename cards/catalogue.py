@@ -23,6 +23,7 @@ from django.conf import settings
 from . import legality, vocabulary
 from .models import (
     Card,
+    Face,
     Format,
     Game,
     Leader,
@@ -57,9 +58,15 @@ class Words:
             "groups": self.one(frozenset(group for _, group in filter(None, sets) if group)),
         }
 
-    def info(self, slug, name, rarity, kind, faction, points, colour_ids, keyword_ids, *printed):
+    def info(
+        self, slug, name, rarity, kind, faction, points, colour_ids, keyword_ids, *printed, **more
+    ):
         """The CardInfo of a card row (`relation_ids` strings of its colours and keywords, then
-        `printing_refs` strings of its printings' numbers and sets)."""
+        `printing_refs` strings of its printings' numbers and sets); `more`: its other types'
+        ids ("4,7") and its faces' types (a list)."""
+        types = [self.types.get(kind, "")]
+        types += [self.types.get(int(t), "") for t in (more.get("type_ids") or "").split(",") if t]
+        types += more.get("face_types", [])
         # .get: a word of another game (bad data) is left out rather than failing the request
         words = [
             w for k in (keyword_ids or "").split(",") if k and (w := self.keywords.get(int(k)))
@@ -75,6 +82,7 @@ class Words:
             self.types.get(kind, ""),
             self.one(frozenset(word for word, _ in words)),
             self.one((faction, points)) if faction else None,
+            types=self.one(tuple(dict.fromkeys(t for t in types if t))),
             **self.printed(*printed),
         )
 
@@ -91,6 +99,7 @@ class GameRules:
     rule_urls: dict[str, str]  # {rules-reference number a format rule names: page#anchor}
     game_id: int
     words: Words
+    has_faces: bool = False  # some card has other faces (their types count)
     card_infos: dict[str, legality.CardInfo] = field(default_factory=dict)  # read so far
     checked: float = field(default=0.0)
 
@@ -121,10 +130,18 @@ class GameRules:
                     "keyword_ids",
                     "printing_numbers",
                     "printing_set_ids",
+                    "more_type_ids",
                 )  # fmt: skip
             )
-            for row in rows:
-                self.card_infos[row[0]] = self.words.info(*row)
+            face_types: dict[str, list] = defaultdict(list)
+            if self.has_faces:
+                faces = Face.objects.filter(card__game_id=self.game_id, card__slug__in=missing)
+                for slug, types in faces.values_list("card__slug", "types"):
+                    face_types[slug] += types
+            for *row, type_ids in rows:
+                self.card_infos[row[0]] = self.words.info(
+                    *row, type_ids=type_ids, face_types=face_types[row[0]]
+                )
         return {s: self.card_infos[s] for s in slugs if s in self.card_infos}
 
 
@@ -214,6 +231,7 @@ def _load(game_id: int) -> GameRules:
         rule_urls=vocabulary.rule_urls(game.slug, anchors.values_list("number", "anchor")),
         game_id=game_id,
         words=words,
+        has_faces=Face.objects.filter(card__game_id=game_id).exists(),
     )
 
 

@@ -170,7 +170,9 @@ def cost_text(card: Card, game: Game) -> str:
     generic amount with the game's word for it; "No cost" when there is none."""
     parts = []
     for colour, amount in card.cost_items:
-        if colour is not None:
+        if getattr(colour, "is_symbol", False):  # X, moon...: "X", "2☾"
+            parts.append(colour.symbol if amount == 1 else f"{amount}{colour.symbol}")
+        elif colour is not None:
             parts.append(f"{amount}{colour.symbol}" if colour.symbol else f"{amount} {colour.name}")
         else:
             label = game.generic_cost_label
@@ -190,7 +192,7 @@ def card_face_svg(card: Card, game: Game) -> str:
     """The face of `card` (loaded with for_listing(); `game` with its stats prefetched, also as
     `card.game`) as a standalone SVG document."""
     colours = card.colour_list
-    keywords = [k.name for k in card.keyword_list]
+    keywords = [k.name for k in card.own_keywords]
     defs, frame, accent = _frame(colours)
     parts = []
 
@@ -219,7 +221,7 @@ def card_face_svg(card: Card, game: Game) -> str:
 
     # Type line: the type and the colours in words.
     y = header_bottom + 16
-    words = [card.type.name]
+    words = [" / ".join(t.name for t in card.type_list)]
     if game.colour_label:
         words.append(" / ".join(c.name for c in colours) or game.no_colour_name)
     type_room = LINE_WIDTH if beside_cost else LINE_WIDTH - rarity_width
@@ -242,6 +244,12 @@ def card_face_svg(card: Card, game: Game) -> str:
     y += 2
     room = max(int((bottom - y) // leading) + 1, 0)
     when = f"When: {card.condition}" if card.condition else ""
+    other = "".join(f"⟲ {face.name} " for face in card.face_list)  # its other faces, by name
+    if other:
+        for line in wrap(other.strip(), size, LINE_WIDTH, 1):
+            parts.append(_line(LEFT, y, line, LINE_WIDTH, size=size, italic=True, fill=MUTED))
+            y += leading
+            room -= 1
     condition = wrap(when, size, LINE_WIDTH, room - 1 if card.text else room)
     text = wrap(card.text or "", size, LINE_WIDTH, room - len(condition))
     for line in condition:

@@ -109,9 +109,21 @@ CARD_FIELDS = (
     "effect_source",
     "makes_attack",
     "image",
+    "types",
+    "faces",
     "printings",
 )
-LEADER_FIELDS = ("slug", "name", "colours", "keywords", "loyalty", "text", "image", "printings")
+LEADER_FIELDS = (
+    "slug",
+    "name",
+    "colours",
+    "keywords",
+    "loyalty",
+    "text",
+    "image",
+    "faces",
+    "printings",
+)
 # Read-only fields of the API's responses: accepted in JSON records and ignored.
 READ_ONLY_FIELDS = {
     CARD: {"url", "factions", "total_cost"},
@@ -688,7 +700,7 @@ def _existing(game: Game, model, records: list[Record]) -> tuple[dict, dict]:
     keys = {("slug", _slug_of(record)) for record in records}
     if model is Card:
         queryset = Card.objects.select_related("type", "rarity", "loyalty_faction")
-        queryset = queryset.prefetch_related("keywords", "colours")
+        queryset = queryset.prefetch_related("keywords", "colours", "faces", "more_types")
         if any("printings" in record.data for record in records):  # what _is_unchanged reads
             queryset = queryset.prefetch_related("printings")
     else:
@@ -703,12 +715,6 @@ def _check_one(record: Record, instance, serializer, report: ImportReport):
     if record.duplicate:
         report.errors.extend(record.errors)
         return None
-    game = serializer.game
-    if record.kind == CARD and game.colours_from_cost and "colours" in record.data:
-        record = Record(**{**record.__dict__, "data": dict(record.data)})
-        if record.csv and record.data["colours"]:
-            record.error("colours", "A card's colours come from its cost: leave this cell empty.")
-        del record.data["colours"]  # as in API responses: read-only here
     serializer.instance, serializer.initial_data = instance, record.data
     try:
         data, problems = serializer.run_validation(record.data), {}
@@ -720,7 +726,7 @@ def _check_one(record: Record, instance, serializer, report: ImportReport):
     if errors:
         report.errors.extend(errors)
         return None
-    if instance is not None and _is_unchanged(instance, data):
+    if instance is not None and _is_unchanged(instance, data, serializer.game):
         report.unchanged += 1
         return None
     if instance is None:
@@ -793,14 +799,28 @@ def _flatten(errors, prefix: str = ""):
         yield prefix or "record", str(errors)
 
 
-def _is_unchanged(instance, data: dict) -> bool:
+FACE_DEFAULTS = {"types": [], "cost": {}, "colours": [], "keywords": [], "stats": {}, "text": ""}
+
+
+def _is_unchanged(instance, data: dict, game: Game) -> bool:
     for name, value in data.items():
         if name == "keywords":
-            current = {k.name.lower() for k in instance.keyword_list}
+            current = {k.name.lower() for k in instance.own_keywords}
             if current != {n.strip().lower() for n in value if n.strip()}:
                 return False
         elif name == "colours":
-            if {c.pk for c in instance.colour_list} != {c.pk for c in value}:
+            wanted = {c.pk for c in value}
+            if isinstance(instance, Card) and game.colours_from_cost:  # given beside the cost
+                cost = data.get("cost", instance.cost) or {}
+                wanted |= {c.pk for d, c in game.domains().items() if d in cost}
+            if {c.pk for c in instance.colour_list} != wanted:
+                return False
+        elif name == "types":
+            if [t.pk for t in instance.type_list] != [t.pk for t in dict.fromkeys(value)]:
+                return False
+        elif name == "faces":
+            given = [{**FACE_DEFAULTS, **face} for face in value]
+            if [face.as_record() for face in instance.face_list] != given:
                 return False
         elif name == "loyalty" and isinstance(instance, Card):
             current = (instance.loyalty_faction_id, instance.loyalty_points)
@@ -848,7 +868,7 @@ def export_game(*, game: Game, fmt: str) -> str:
         for card in (
             Card.objects.filter(game=game)
             .select_related("rarity", "type", "loyalty_faction")
-            .prefetch_related("keywords", "colours", printings)
+            .prefetch_related("keywords", "colours", "faces", "more_types", printings)
             .order_by("name")
         )
     ]
@@ -859,9 +879,12 @@ def export_game(*, game: Game, fmt: str) -> str:
         if sets:
             document["sets"] = sets
         document |= {"leaders": leaders, "cards": cards}
-        for record in (*leaders, *cards):
-            if not record["printings"]:  # a file of a game without sets reads as before
-                del record["printings"]
+        for record in (*leaders, *cards):  # a file of a plain game reads as before
+            for key in ("printings", "faces"):
+                if not record[key]:
+                    del record[key]
+            if record.get("types") == [record.get("type")]:
+                del record["types"]
         return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
     out = io.StringIO()
     writer = csv.DictWriter(out, fieldnames=CSV_COLUMNS, lineterminator="\n", extrasaction="ignore")
@@ -894,9 +917,10 @@ def _leader_record(leader: Leader) -> dict:
         "slug": leader.slug,
         "name": leader.name,
         "colours": [c.slug for c in leader.colour_list],
-        "keywords": [k.name for k in leader.keyword_list],
+        "keywords": [k.name for k in leader.own_keywords],
         "loyalty": leader.loyalty,
         "text": leader.text,
         "image": leader.image,
+        "faces": [face.as_record() for face in leader.face_list],
         "printings": [p.as_record() for p in leader.printing_list],
     }

@@ -8,6 +8,7 @@ import bisect
 import functools
 import html
 import re
+from typing import NamedTuple
 
 from django.contrib.postgres.search import (
     SearchHeadline,
@@ -132,6 +133,11 @@ class Game(models.Model):
         editable=False,
         help_text="Its rules are numbered in chapters of hundreds (rule 100 is in chapter 1), "
         "as comprehensive rules are; set by the rules import.",
+    )
+    cost_symbols = models.JSONField(
+        default=list,
+        blank=True,
+        help_text='Cost symbols that pay no colour and count 0 in the total, e.g. ["x", "moon"].',
     )
     rules_version = models.PositiveIntegerField(
         default=1,
@@ -417,7 +423,7 @@ class Format(models.Model):
 def cost_in_order(game: Game, cost) -> dict:
     """The cost's keys in the game's order: its domains, then the generic amount (then any
     unknown key, as stored)."""
-    order = [*game.domains(), legality.GENERIC]
+    order = [*game.domains(), legality.GENERIC, *game.cost_symbols]
     cost = cost or {}
     return {k: cost[k] for k in sorted(cost, key=lambda k: order.index(k) if k in order else 99)}
 
@@ -430,6 +436,7 @@ def validate_cost(game: Game, cost) -> dict[str, int]:
     if not isinstance(cost, dict):
         raise ValidationError('Cost must be an object such as {"life": 2}.')
     keys = list(game.domains()) + ([legality.GENERIC] if game.generic_cost_label else [])
+    keys += list(game.cost_symbols)
     errors = []
     for key, amount in cost.items():
         if key not in keys:
@@ -506,7 +513,8 @@ def _relation_ids(card: str) -> dict:
 
 def printing_refs() -> dict:
     """Annotations holding a card's printing numbers and their sets' ids ("CMF-005,VIN-012",
-    "3,9"; None for none), for the engine's catalogue (no comma is allowed in a number)."""
+    "3,9"; None for none) and the ids of its other types, for the engine's catalogue (no
+    comma is allowed in a number)."""
 
     def of(column: str) -> Subquery:
         rows = (
@@ -518,7 +526,18 @@ def printing_refs() -> dict:
         )
         return Subquery(rows, output_field=models.TextField())
 
-    return {"printing_numbers": of("number"), "printing_set_ids": of("set_id")}
+    more = (
+        Card.more_types.through.objects.filter(card_id=OuterRef("pk"))
+        .order_by()
+        .values("card_id")
+        .annotate(ids=IdList("cardtype_id"))
+        .values("ids")
+    )
+    return {
+        "printing_numbers": of("number"),
+        "printing_set_ids": of("set_id"),
+        "more_type_ids": Subquery(more, output_field=models.TextField()),
+    }
 
 
 class ColourIds(Func):
@@ -562,12 +581,14 @@ class Dressing(Value):
                 self.words.dress(card, None, row.colour_ids, row.keyword_ids)
             yield row
 
-    def printings(self) -> Prefetch | None:
-        """The prefetch of the cards' printings, in a game that has sets (their set and rarity
-        are then dressed from `words`)."""
-        if not self.words.sets:
-            return None
-        return Prefetch(f"{self.path}__printings" if self.path else "printings")
+    def prefetches(self) -> list[str]:
+        """What the cards' rows do not bring and the game has: their printings (their set and
+        rarity are dressed from `words`), other faces and other types; a prefetch query each."""
+        wanted = {"printings": self.words.sets, "faces": self.words.card_faces}
+        wanted["more_types"] = self.words.more_types
+        return [
+            f"{self.path}__{name}" if self.path else name for name, has in wanted.items() if has
+        ]
 
 
 class DressedQuerySet(models.QuerySet):
@@ -598,8 +619,7 @@ class DressedQuerySet(models.QuerySet):
         # The search column is the widest and only the database reads it.
         clone = clone.defer(f"{path}__search_vector" if path else "search_vector")
         dressing = Dressing(words, path)
-        if printings := dressing.printings():
-            clone = clone.prefetch_related(printings)
+        clone = clone.prefetch_related(*dressing.prefetches())
         return clone.alias(dressing=dressing)
 
 
@@ -632,12 +652,19 @@ class CardQuerySet(DressedQuerySet):
         if words is None:
             return self.select_related(
                 "game", "rarity", "type", "loyalty_faction"
-            ).prefetch_related("colours", "keywords", Prefetch("printings", printings_of_sets()))
+            ).prefetch_related(
+                "colours",
+                "keywords",
+                "faces",
+                "more_types",
+                Prefetch("printings", printings_of_sets()),
+            )
         return self.dressed(words)
 
     def search(self, text: str, lexicon: tuple[str, ...] = ()):
-        """Cards whose name or text has every word of `text` (as a word start on PostgreSQL,
-        through the full-text index; anywhere in the text on SQLite, whose pools are small).
+        """Cards whose name, text or other faces' names have every word of `text` (as a word
+        start on PostgreSQL, through the full-text index; anywhere in the text on SQLite, whose
+        pools are small).
         With the game's `lexicon` (cards.vocabulary.lexicon), a word start that few of its
         words have is searched as those words (`target` as `target | targets`): the same cards,
         but the index finds exact words several times faster (a word start is read in full,
@@ -654,7 +681,9 @@ class CardQuerySet(DressedQuerySet):
             # A word match per row: ~1 µs, 8,000 rows for 1,000. A mark the query carries.
             return found.alias(costly_to_count=Value(True))
         for word in words:
-            self = self.filter(Q(name__icontains=word) | Q(text__icontains=word))
+            self = self.filter(
+                Q(name__icontains=word) | Q(text__icontains=word) | Q(face_names__icontains=word)
+            )
         return self
 
     def with_any_colour(self, colours, include_colourless=False):
@@ -742,11 +771,37 @@ def requirement_q(wanted, game: "Game") -> Q:
     raise NotImplementedError(f"No database filter for {wanted!r}")
 
 
+class CostSymbol(NamedTuple):
+    """A cost symbol that pays no colour (X, Force of Will's moon and time), shown as a pip."""
+
+    slug: str
+    is_symbol = True
+    domain = ""
+    KNOWN = {"x": ("X", "X"), "moon": ("☾", "Moon"), "time": ("⧗", "Time")}  # noqa: RUF012
+
+    @property
+    def pk(self) -> str:  # the pip's CSS class: colour-symbol-x
+        return f"symbol-{self.slug}"
+
+    @property
+    def symbol(self) -> str:
+        return self.KNOWN.get(self.slug, (self.slug.upper(),))[0]
+
+    @property
+    def name(self) -> str:
+        return self.KNOWN.get(self.slug, ("", self.slug.replace("-", " ").capitalize()))[1]
+
+    domain_name = name
+
+
 class Card(models.Model):
     game = models.ForeignKey(Game, on_delete=models.PROTECT, related_name="cards")
     slug = models.SlugField(max_length=120)
     name = models.CharField(max_length=120, validators=[one_line])
     type = models.ForeignKey(CardType, on_delete=models.PROTECT, related_name="cards")
+    more_types = models.ManyToManyField(
+        CardType, blank=True, related_name="more_cards", help_text="Its other types, if any."
+    )
     cost = models.JSONField(
         default=dict, blank=True, help_text='Per domain, e.g. {"life": 2}; "generic": n.'
     )
@@ -780,7 +835,10 @@ class Card(models.Model):
     effect_source = models.CharField(max_length=40, blank=True)
     makes_attack = models.BooleanField(default=False, db_index=True)
     image = models.URLField(blank=True)
-    # PostgreSQL only: name and text as a tsvector, kept by a trigger (migration 0004).
+    # The names of its other faces, a line each (kept by services.save_cards): search finds
+    # the card by them.
+    face_names = models.TextField(blank=True, editable=False)
+    # PostgreSQL only: name, text and face names as a tsvector, kept by a trigger (0004, 0016).
     search_vector = SearchVectorField(null=True, editable=False)
     created = models.DateTimeField(auto_now_add=True)
     updated = models.DateTimeField(auto_now=True)
@@ -817,6 +875,8 @@ class Card(models.Model):
     colour_list = held("colours")
     keyword_list = held("keywords")
     printing_list = held("printings")
+    face_list = held("faces")
+    more_type_list = held("more_types")
 
     @property
     def factions(self):
@@ -828,17 +888,37 @@ class Card(models.Model):
             return None
         return {"faction": self.loyalty_faction.name, "points": self.loyalty_points}
 
+    @property
+    def type_list(self) -> list["CardType"]:
+        """Its types as printed on its front: the first, then the others."""
+        return [self.type, *self.more_type_list]
+
+    @property
+    def own_keywords(self) -> list["Keyword"]:
+        """Its keywords but those only its other faces have (see Face)."""
+        return own_keywords(self)
+
+    @property
+    def given_colours(self) -> list["Colour"]:
+        """Its colours that its cost does not pay (a ruler's, a 0-cost rune's)."""
+        cost = self.cost or {}
+        return [c for c in self.colour_list if not (c.domain and c.domain in cost)]
+
     def as_record(self, *, with_colours: bool = True) -> dict:
         """The card as plain data, as the export writes it and the API shows it (with its
-        derived fields); from the related rows of for_listing(): no query there."""
+        derived fields); from the related rows of for_listing(): no query there. Without
+        `with_colours` (an export where the cost decides colours) only the colours given beside
+        the cost are written."""
         record = {
             "slug": self.slug,
             "name": self.name,
             "type": self.type.slug,
+            "types": [t.slug for t in self.type_list],
             "rarity": self.rarity.slug if self.rarity_id else None,
             "cost": self.cost or {},
             "stats": self.stats or {},
-            "keywords": [k.name for k in self.keyword_list],
+            "keywords": [k.name for k in self.own_keywords],
+            "faces": [f.as_record() for f in self.face_list],
             "loyalty": self.loyalty,
             "condition": self.condition,
             "text": self.text,
@@ -848,19 +928,22 @@ class Card(models.Model):
             "image": self.image,
             "printings": [p.as_record() for p in self.printing_list],
         }
-        if with_colours:
-            record["colours"] = [c.slug for c in self.colour_list]
+        colours = self.colour_list if with_colours else self.given_colours
+        if with_colours or colours:
+            record["colours"] = [c.slug for c in colours]
         return record
 
     @property
-    def cost_items(self) -> list[tuple["Colour | None", int]]:
+    def cost_items(self) -> list[tuple["Colour | CostSymbol | None", int]]:
         """The cost as (colour of the domain, amount) in the game's colour order, then
-        (None, generic amount), from the prefetched colours (no query with for_listing())."""
+        (None, generic amount), then (CostSymbol, amount) for the game's other symbols (X,
+        moon...), from the prefetched colours (no query with for_listing())."""
         cost = self.cost or {}
         items = [(c, cost[c.domain]) for c in self.colour_list if c.domain in cost]
         if cost.get(legality.GENERIC):
             items.append((None, cost[legality.GENERIC]))
-        return items
+        paid = {c.domain for c, _ in items if c} | {legality.GENERIC}
+        return items + [(CostSymbol(key), n) for key, n in cost.items() if key not in paid]
 
     @property
     def stat_items(self) -> list[tuple["Stat", int]]:
@@ -882,6 +965,11 @@ class Card(models.Model):
             loyalty=(self.loyalty_faction.name, self.loyalty_points)
             if self.loyalty_faction_id
             else None,
+            types=tuple(
+                dict.fromkeys(
+                    [t.slug for t in self.type_list] + [t for f in self.face_list for t in f.types]
+                )
+            ),
             **printed(self.printing_list),
         )
 
@@ -913,7 +1001,8 @@ class Card(models.Model):
         if self.type_id is None and len(types) == 1:
             self.type = types[0]
         self.cost = cost_in_order(game, self.cost)
-        self.total_cost = sum(self.cost.values())
+        # X and the game's other symbols pay nothing countable (Force of Will: X, moon, time).
+        self.total_cost = sum(n for k, n in self.cost.items() if k not in game.cost_symbols)
 
     def save(self, *args, **kwargs):
         types = self.game.type_list[:2] if self.type_id is None else []
@@ -923,6 +1012,13 @@ class Card(models.Model):
             colours = [c for d, c in self.game.domains().items() if d in (self.cost or {})]
             self.colours.set(colours)
             self.colour_count = len(colours)
+
+
+def own_keywords(obj) -> list:
+    """A card's or leader's keywords but those that only its other faces have: its keywords
+    relation holds every face's (rules read them all), each face names its own."""
+    on_faces = {name.casefold() for face in obj.face_list for name in face.keywords}
+    return [k for k in obj.keyword_list if k.name.casefold() not in on_faces]
 
 
 def printed(printings) -> dict:
@@ -945,7 +1041,11 @@ class LeaderQuerySet(models.QuerySet):
         """Leaders with what the engine and the pages read (colours, keywords, loyalty), in a
         constant number of queries."""
         return self.prefetch_related(
-            "colours", "keywords", "loyalties__faction", Prefetch("printings", printings_of_sets())
+            "colours",
+            "keywords",
+            "loyalties__faction",
+            "faces",
+            Prefetch("printings", printings_of_sets()),
         )
 
 
@@ -983,6 +1083,12 @@ class Leader(models.Model):
     keyword_list = held("keywords")
     loyalty_list = held("loyalties")
     printing_list = held("printings")
+    face_list = held("faces")
+
+    @property
+    def own_keywords(self) -> list["Keyword"]:
+        """Its keywords but those only its other faces have (see Face)."""
+        return own_keywords(self)
 
     @property
     def factions(self):
@@ -1138,6 +1244,63 @@ class Printing(models.Model):
                 errors[name] = "This belongs to another game."
         if errors:
             raise ValidationError(errors)
+
+
+class Face(models.Model):
+    """Another face of a card or a leader (a ruler's J-ruler, the back of a double-faced
+    chant): its own name, types, cost, colours, keywords, stats and text. Its keywords are its
+    card's too (rules read those of every face); its types count for its card."""
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="faces")
+    card = models.ForeignKey(
+        Card, on_delete=models.CASCADE, null=True, blank=True, related_name="faces"
+    )
+    leader = models.ForeignKey(
+        Leader, on_delete=models.CASCADE, null=True, blank=True, related_name="faces"
+    )
+    position = models.PositiveSmallIntegerField(default=0)
+    name = models.CharField(max_length=120, validators=[one_line])
+    types = models.JSONField(default=list, blank=True, help_text='Card type slugs: ["j-ruler"].')
+    cost = models.JSONField(default=dict, blank=True)
+    colours = models.JSONField(default=list, blank=True, help_text="Colour slugs beside the cost.")
+    keywords = models.JSONField(default=list, blank=True, help_text="Keyword names.")
+    stats = models.JSONField(default=dict, blank=True)
+    text = models.TextField(blank=True, validators=[several_lines])
+
+    class Meta:
+        ordering = ["position", "pk"]
+        constraints = [
+            models.CheckConstraint(condition=~Q(name=""), name="face_name_not_empty"),
+            models.CheckConstraint(
+                condition=Q(card__isnull=False, leader__isnull=True)
+                | Q(card__isnull=True, leader__isnull=False),
+                name="face_of_a_card_or_a_leader",
+            ),
+        ]
+        indexes = [
+            models.Index(fields=["card", "position"], name="face_card"),
+            models.Index(fields=["leader", "position"], name="face_leader"),
+            models.Index(Lower("name"), "game", name="face_name_lower"),
+        ]
+
+    def __str__(self):
+        return self.name
+
+    def save(self, *args, **kwargs):
+        if self.game_id is None and (self.card_id or self.leader_id):
+            self.game_id = (self.card or self.leader).game_id
+        super().save(*args, **kwargs)
+
+    def as_record(self) -> dict:
+        return {
+            "name": self.name,
+            "types": list(self.types),
+            "cost": dict(self.cost),
+            "colours": list(self.colours),
+            "keywords": list(self.keywords),
+            "stats": dict(self.stats),
+            "text": self.text,
+        }
 
 
 def printed_in_q(set_ids, owner: str = "card") -> Q:

@@ -18,6 +18,7 @@ from .models import (
     CardSet,
     CardType,
     Colour,
+    Face,
     Format,
     Game,
     GlossaryTerm,
@@ -36,15 +37,18 @@ from .models import (
 
 
 class CardWrite(NamedTuple):
-    """One card for save_cards: validated model fields, keyword names, the colours (None keeps
-    them; ignored where the game derives them from the cost), the card (None: a new one) and
-    its printings (PrintingWrite dicts in order; None keeps them)."""
+    """One card for save_cards: validated model fields, keyword names, the colours (where the
+    game derives them from the cost, those beside it), the card (None: a new one), its
+    printings and faces (dicts of PRINTING_FIELDS and FACE_FIELDS, in order) and its other
+    types. None keeps what the card has."""
 
     fields: dict
     keywords: Iterable[str]
     colours: Iterable[Colour] | None = None
     card: Card | None = None
     printings: list[dict] | None = None
+    faces: list[dict] | None = None
+    more_types: list | None = None
 
 
 class LeaderWrite(NamedTuple):
@@ -56,6 +60,7 @@ class LeaderWrite(NamedTuple):
     loyalty: Mapping[Keyword, int] | None = None
     leader: Leader | None = None
     printings: list[dict] | None = None
+    faces: list[dict] | None = None
 
 
 def _keywords(*, game: Game, names: Iterable[str]) -> dict[str, Keyword]:
@@ -109,7 +114,7 @@ def _replace(relation, rows: dict[int, list[int]]) -> None:
 
 def _written(objs: list) -> None:
     for obj in objs:  # their relations were replaced: what they held is read again
-        let_go(obj, "colours", "keywords", "loyalties", "printings")
+        let_go(obj, "colours", "keywords", "loyalties", "printings", "faces", "more_types")
 
 
 PRINTING_FIELDS = ("set", "number", "rarity", "image", "artist", "flavour")
@@ -183,25 +188,35 @@ def save_cards(*, game: Game, writes: Iterable[CardWrite]) -> list[Card]:
     """Create or update cards in a fixed number of queries, however many: bulk writes, so no
     per-row signals but signals.written once. Each card gets what Card.save derives (slug from
     the name, the game's only card type, the cost in the game's order and its total, colours
-    from the cost where the game derives them), its `colour_count`, and its keywords with the
-    faction of its loyalty among them."""
+    from the cost where the game derives them, with those given beside it), its
+    `colour_count`, its other types and faces, and its keywords with the faction of its
+    loyalty and its faces' keywords among them."""
     writes = [w._replace(keywords=list(w.keywords)) for w in writes]
     if not writes:
         return []
     vocabulary = Game.objects.prefetch_related("colours", "card_types").get(pk=game.pk)
     types, domains = vocabulary.type_list[:2], vocabulary.domains()
-    found = _keywords(game=game, names=(n for w in writes for n in w.keywords))
+    kept_faces = _face_keywords([w.card.pk for w in writes if w.card and w.faces is None])
+    face_names = [n for w in writes for f in w.faces or () for n in f.get("keywords", ())]
+    found = _keywords(game=game, names=[*(n for w in writes for n in w.keywords), *face_names])
+    kept_colours = _colours_beside_cost(
+        [w.card for w in writes if w.card and w.colours is None], vocabulary
+    )
     cards, keywords, colours = [], [], []
     for write in writes:
         card = write.card or Card(game=game)
         for name, value in write.fields.items():
             setattr(card, name, value)
         card.derive(vocabulary, types)  # as Card.save, which bulk writes do not call
-        chosen = _keyword_pks(found, write.keywords)
+        if write.faces is not None:
+            card.face_names = "\n".join(face["name"] for face in write.faces)
+        chosen = _keyword_pks(found, [*write.keywords, *_names_on_faces(card, write, kept_faces)])
         if card.loyalty_faction_id:
             chosen.append(card.loyalty_faction_id)
+        beside = kept_colours.get(card.pk, []) if write.colours is None else write.colours
         if vocabulary.colours_from_cost:
-            given = [colour.pk for domain, colour in domains.items() if domain in card.cost]
+            paid = [colour for domain, colour in domains.items() if domain in card.cost]
+            given = list(dict.fromkeys(c.pk for c in [*paid, *beside]))
         else:
             given = None if write.colours is None else [c.pk for c in write.colours]
         if given is not None:
@@ -210,19 +225,68 @@ def save_cards(*, game: Game, writes: Iterable[CardWrite]) -> list[Card]:
         keywords.append(chosen)
         colours.append(given)
     updated = [card.pk for card in cards if card.pk is not None]
-    derived = {"slug", "type", "cost", "total_cost", "colour_count"}
+    derived = {"slug", "type", "cost", "total_cost", "colour_count", "face_names"}
     _bulk_save(Card, cards, fields=derived.union(*(w.fields for w in writes)))
+    pairs = list(zip(cards, writes, strict=True))
     _replace(Card.keywords, {card.pk: chosen for card, chosen in zip(cards, keywords, strict=True)})
     given = {card.pk: c for card, c in zip(cards, colours, strict=True) if c is not None}
     _replace(Card.colours, given)
-    _replace_printings(
-        game=game,
-        owner="card",
-        given=[(c, w.printings) for c, w in zip(cards, writes, strict=True)],
-    )
+    more = {card.pk: [t.pk for t in w.more_types] for card, w in pairs if w.more_types is not None}
+    _replace(Card.more_types, more)
+    _replace_faces(owner="card", given=[(card, write.faces) for card, write in pairs])
+    _replace_printings(game=game, owner="card", given=[(c, w.printings) for c, w in pairs])
     _written(cards)
     signals.written(game_id=game.pk, cards=updated)
     return cards
+
+
+def _face_keywords(ids: list[int], owner: str = "card") -> dict[int, list[dict]]:
+    """{pk: [{"keywords": [...]}, ...]} of these cards' (or leaders') faces: one query, none
+    for none."""
+    found: dict[int, list[dict]] = {}
+    if ids:
+        rows = Face.objects.filter(**{f"{owner}_id__in": ids})
+        for pk, names in rows.values_list(f"{owner}_id", "keywords"):
+            found.setdefault(pk, []).append({"keywords": names})
+    return found
+
+
+def _colours_beside_cost(cards: list[Card], game: Game) -> dict[int, list[Colour]]:
+    """{card pk: its colours its stored cost does not pay}, kept by a write that gives none
+    (one query, none where colours do not come from the cost)."""
+    if not cards or not game.colours_from_cost:
+        return {}
+    costs = {card.pk: card.cost or {} for card in cards}  # as stored: no field is set yet
+    by_pk = {c.pk: c for c in game.colour_list}
+    found: dict[int, list[Colour]] = {}
+    rows = Card.colours.through.objects.filter(card_id__in=list(costs))
+    for card_id, colour_id in rows.values_list("card_id", "colour_id"):
+        colour = by_pk.get(colour_id)
+        if colour is not None and not (colour.domain and colour.domain in costs[card_id]):
+            found.setdefault(card_id, []).append(colour)
+    return found
+
+
+FACE_FIELDS = ("name", "types", "cost", "colours", "keywords", "stats", "text")
+
+
+def _replace_faces(*, owner: str, given: list[tuple]) -> None:
+    """Make each (card or leader, faces) pair's faces (dicts of FACE_FIELDS, in order; None
+    keeps them) its whole list: two queries, however many."""
+    given = [(obj, faces) for obj, faces in given if faces is not None]
+    if not given:
+        return
+    Face.objects.filter(**{f"{owner}_id__in": [obj.pk for obj, _ in given]}).delete()
+    Face.objects.bulk_create(
+        Face(
+            game_id=obj.game_id,
+            **{owner: obj},
+            position=position,
+            **{k: v for k, v in face.items() if k in FACE_FIELDS},
+        )
+        for obj, faces in given
+        for position, face in enumerate(faces)
+    )
 
 
 def save_leader(
@@ -247,7 +311,11 @@ def save_leaders(*, game: Game, writes: Iterable[LeaderWrite]) -> list[Leader]:
     writes = [w._replace(keywords=list(w.keywords), colours=list(w.colours)) for w in writes]
     if not writes:
         return []
-    found = _keywords(game=game, names=(n for w in writes for n in w.keywords))
+    kept_faces = _face_keywords(
+        [w.leader.pk for w in writes if w.leader and w.faces is None], owner="leader"
+    )
+    face_names = [n for w in writes for f in w.faces or () for n in f.get("keywords", ())]
+    found = _keywords(game=game, names=[*(n for w in writes for n in w.keywords), *face_names])
     leaders = []
     for write in writes:
         leader = write.leader or Leader(game=game)
@@ -262,7 +330,8 @@ def save_leaders(*, game: Game, writes: Iterable[LeaderWrite]) -> list[Leader]:
     _replace(
         Leader.keywords,
         {
-            leader.pk: _keyword_pks(found, w.keywords) + [f.pk for f in w.loyalty or ()]
+            leader.pk: _keyword_pks(found, [*w.keywords, *_names_on_faces(leader, w, kept_faces)])
+            + [f.pk for f in w.loyalty or ()]
             for leader, w in pairs
         },
     )
@@ -279,10 +348,17 @@ def save_leaders(*, game: Game, writes: Iterable[LeaderWrite]) -> list[Leader]:
         for leader, write in pairs
         for faction, points in (write.loyalty or {}).items()
     )
+    _replace_faces(owner="leader", given=[(obj, w.faces) for obj, w in pairs])
     _replace_printings(game=game, owner="leader", given=[(obj, w.printings) for obj, w in pairs])
     _written(leaders)
     signals.written(game_id=game.pk, leaders=updated)
     return leaders
+
+
+def _names_on_faces(obj, write, kept: dict) -> list[str]:
+    """The keyword names of the faces a write gives, or of those `obj` keeps."""
+    faces = write.faces if write.faces is not None else kept.get(obj.pk, [])
+    return [name for face in faces for name in face.get("keywords", ())]
 
 
 GAME_FIELDS = (
@@ -298,6 +374,7 @@ GAME_FIELDS = (
     "domain_label",
     "generic_cost_label",
     "colours_from_cost",
+    "cost_symbols",
     "condition_label",
     "is_sample",
 )

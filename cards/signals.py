@@ -26,6 +26,7 @@ from .models import (
     CardSet,
     CardType,
     Colour,
+    Face,
     Format,
     Game,
     GlossaryTerm,
@@ -107,6 +108,7 @@ REGISTRY = {
     Ruling: "card__game_id",
     CardSet: "game_id",
     Printing: "game_id",
+    Face: "game_id",
 }
 # Many-to-many relations of registered models (no row of their own is saved).
 RELATIONS = (
@@ -114,6 +116,7 @@ RELATIONS = (
     Card.keywords.through,
     Leader.colours.through,
     Leader.keywords.through,
+    Card.more_types.through,
 )
 
 

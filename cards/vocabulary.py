@@ -41,6 +41,7 @@ from .models import (
     CardSet,
     CardType,
     Colour,
+    Face,
     Format,
     Game,
     GlossaryTerm,
@@ -122,6 +123,10 @@ class Vocabulary:
         self.formats: list[Format] = rows["formats"]
         self.keywords: list[Keyword] = rows["keywords"]  # by name
         self.sets: list[CardSet] = rows["sets"]  # by release date, then code
+        # Whether any card of the game has other faces, or more than one type: lists of cards
+        # then prefetch them (a game without holds none, and asks nothing).
+        self.card_faces: bool = rows["card_faces"]
+        self.more_types: bool = rows["more_types"]
         self.leaders: list[Leader] = rows["leaders"]  # by name
         self.rule_urls: dict[str, str] = rows["rule_urls"]
         for obj in (*self.colours, *self.rarities, *self.card_types, *self.stats):
@@ -165,8 +170,12 @@ class Vocabulary:
         printings: dict[int, list] = {}
         for printing in rows["leader_printings"]:
             printings.setdefault(printing.leader_id, []).append(printing)
+        faces: dict[int, list] = {}
+        for face in rows["leader_faces"]:
+            faces.setdefault(face.leader_id, []).append(face)
         for leader in self.leaders:
             hold(leader, "printings", self.dress_printings(printings.get(leader.pk, [])))
+            hold(leader, "faces", faces.get(leader.pk, []))
         self.glossary_terms: list[Term] = read_terms(game, rows["glossary"])
 
     def _ordered(self, ids, kind: str) -> list | None:
@@ -209,8 +218,11 @@ class Vocabulary:
             items = self._ordered(_ids(ids), kind)
             if items is not None:
                 hold(card, name, items)
-        # A game without sets has no printings (and its lists no prefetch of them).
+        # What the game has none of is held empty: its lists prefetch none (Dressing).
         hold(card, "printings", self.dress_printings(card.printings.all()) if self.sets else [])
+        hold(card, "faces", card.faces.all() if self.card_faces else [])
+        more = card.more_types.all() if self.more_types else []
+        hold(card, "more_types", [self.type_by_pk.get(t.pk, t) for t in more])
         return card
 
     def dress_printings(self, printings) -> list[Printing]:
@@ -276,6 +288,9 @@ def _load(game_id: int) -> dict:
         "keywords": list(Keyword.objects.filter(game_id=game_id)),
         "sets": list(CardSet.objects.filter(game_id=game_id)),
         "leader_printings": list(Printing.objects.filter(game_id=game_id, leader__isnull=False)),
+        "leader_faces": list(Face.objects.filter(leader__game_id=game_id)),
+        "card_faces": Face.objects.filter(card__game_id=game_id).exists(),
+        "more_types": Card.more_types.through.objects.filter(card__game_id=game_id).exists(),
         "leaders": list(Leader.objects.filter(game_id=game_id)),
         "leader_colours": _pairs(Leader.colours, "leader", "colour", game_id),
         "leader_keywords": _pairs(Leader.keywords, "leader", "keyword", game_id),

@@ -13,7 +13,7 @@ from rest_framework import exceptions, permissions, renderers, serializers, stat
 from rest_framework.decorators import action, api_view, permission_classes
 from rest_framework.response import Response
 
-from cards import catalogue, legality
+from cards import catalogue, legality, matching
 from cards.models import Format, Game, Leader
 from cards.text import one_line, several_lines
 
@@ -38,13 +38,15 @@ IF_MATCH = OpenApiParameter(
 
 
 MAX_ROWS = 200  # card rows in one request
+PRINTING_LENGTH = DeckCard._meta.get_field("printing").max_length
 SLUG = re.compile(r"[-a-zA-Z0-9_]+")  # SlugField's, with nothing around it to trim
 
 
 class CardCountList(serializers.ListSerializer):
     """CardCountSerializer(many=True). Well-formed rows, the common case, are taken in plain
     Python: a dict whose `card` (and `section`, if given) is a slug of at most 120 (40)
-    characters and whose `count` is a JSON integer from 1 to MAX_COPIES. That makes validate
+    characters, whose `count` is a JSON integer from 1 to MAX_COPIES and whose `printing`, if
+    given, is null or a printable string of at most PRINTING_LENGTH characters. That makes validate
     ~30% faster (docs/performance.md). Anything else goes through the serializer of each row,
     so every error answer is DRF's (tests/deckbuilder/test_card_rows.py)."""
 
@@ -73,11 +75,21 @@ def _plain_row(row) -> dict | None:
         return None
     if type(count) is not int or not 1 <= count <= services.MAX_COPIES:
         return None
+    plain = {"card": card, "count": count}
+    if "printing" in row:
+        printing = row["printing"]
+        if printing is None:
+            plain["printing"] = None
+        elif type(printing) is str and len(printing) <= PRINTING_LENGTH and printing.isprintable():
+            plain["printing"] = printing.strip()
+        else:
+            return None
     if section is None:
-        return None if "section" in row else {"card": card, "count": count}
+        return None if "section" in row else plain
     if type(section) is not str or len(section) > 40 or not SLUG.fullmatch(section):
         return None
-    return {"card": card, "count": count, "section": section}
+    plain["section"] = section
+    return plain
 
 
 class CardCountSerializer(serializers.Serializer):
@@ -85,6 +97,14 @@ class CardCountSerializer(serializers.Serializer):
     count = serializers.IntegerField(min_value=1, max_value=services.MAX_COPIES)
     section = serializers.SlugField(
         max_length=40, required=False, help_text="A deck section of the format; default: its first."
+    )
+    printing = serializers.CharField(
+        max_length=PRINTING_LENGTH,
+        required=False,
+        allow_blank=True,
+        allow_null=True,
+        help_text="A printing number of the card: the art shown (validation ignores it). On a "
+        "deck's write, a row without it keeps the entry's; empty or null: none.",
     )
 
     class Meta:
@@ -158,7 +178,7 @@ class DeckContentSerializer(serializers.Serializer):
             attrs.get("format") or getattr(self.instance, "format", None) or self.catalogue.format()
         )
         found = self.catalogue.cards(row["card"] for row in rows)
-        errors, contents = [], {}
+        errors, contents, printings = [], {}, {}
         for row in rows:
             slug, section = row["card"], row.get("section") or fmt.slugs[0]
             if slug not in found:
@@ -171,9 +191,12 @@ class DeckContentSerializer(serializers.Serializer):
                 errors.append(f"{slug!r} is listed twice in {section!r}: give one count per card.")
             else:
                 contents[(found[slug], section)] = row["count"]
+                if "printing" in row:
+                    printings[(found[slug], section)] = row["printing"] or ""
         if errors:  # each message once, however many rows repeat it
             raise serializers.ValidationError({"cards": list(dict.fromkeys(errors))})
         attrs["cards"] = contents
+        attrs["printings"] = printings  # as given: DeckWriteSerializer checks them
         return attrs
 
 
@@ -246,6 +269,41 @@ class DeckWriteSerializer(DeckContentSerializer):
                 "A deck's game cannot change." if self.instance else f"Unknown game {slug!r}."
             )
         return game
+
+    def validate(self, attrs):
+        """Each printing named must be one of its card's (one query for all of them): else a
+        field error naming it. A row that names none keeps the printing of the deck's entry
+        of that card and section; an empty one or null clears it. `printings` become
+        {(card, section): number as stored} for the entries that have one."""
+        attrs = super().validate(attrs)
+        if "cards" not in attrs:
+            attrs.pop("printings", None)
+            return attrs
+        given = attrs["printings"]
+        kept = {}
+        if self.instance is not None:
+            kept = {(e.card_id, e.section): e.printing for e in self.instance.entry_list}
+        printings, errors = {}, []
+        named = {key: number for key, number in given.items() if number}
+        found = matching.printings(self.catalogue.game, named.values()) if named else {}
+        for (card, section), number in named.items():
+            printing = found.get(number.casefold())
+            if printing is None:
+                errors.append(f"No printing {number!r} in {self.catalogue.name}.")
+            elif printing.card_id != card.pk:
+                errors.append(
+                    f"{printing.number!r} is a printing of {printing.owner.name}, "
+                    f"not of {card.slug!r}."
+                )
+            else:
+                printings[(card, section)] = printing.number
+        if errors:
+            raise serializers.ValidationError({"cards": list(dict.fromkeys(errors))})
+        for card, section in attrs["cards"]:
+            if (card, section) not in given and kept.get((card.pk, section)):
+                printings[(card, section)] = kept[(card.pk, section)]
+        attrs["printings"] = printings
+        return attrs
 
 
 class ImportSerializer(serializers.Serializer):
@@ -336,7 +394,13 @@ class DeckSerializer(serializers.ModelSerializer):
     def get_cards(self, deck) -> list[dict]:
         order = {slug: i for i, slug in enumerate(deck.format.slugs)}
         entries = sorted(deck.entry_list, key=lambda e: (order.get(e.section, 99), e.card.name))
-        return [{"card": e.card.slug, "count": e.count, "section": e.section} for e in entries]
+        rows = []
+        for e in entries:
+            row = {"card": e.card.slug, "count": e.count, "section": e.section}
+            if e.printing:
+                row["printing"] = e.printing
+            rows.append(row)
+        return rows
 
     @extend_schema_field(UnpublishedSerializer(allow_null=True))
     def get_unpublished(self, deck) -> dict | None:
@@ -503,6 +567,7 @@ class DeckViewSet(viewsets.GenericViewSet):
                 description=data.get("description", ""),
                 visibility=data.get("visibility", Visibility.PRIVATE),
                 contents=data.get("cards", {}),
+                printings=data.get("printings", {}),
             )
         except services.DeckNotLegal as e:
             return _not_legal(e.report, game, request)
@@ -524,9 +589,14 @@ class DeckViewSet(viewsets.GenericViewSet):
         changes = dict(serializer.validated_data)
         changes.pop("game", None)
         contents = changes.pop("cards", None)
+        printings = changes.pop("printings", None)
         try:
             deck = services.deck_update(
-                deck=deck, expected_version=expected_version, contents=contents, **changes
+                deck=deck,
+                expected_version=expected_version,
+                contents=contents,
+                printings=printings,
+                **changes,
             )
         except services.DeckNotLegal as e:
             return _not_legal(e.report, deck.game, request)
@@ -577,8 +647,9 @@ class DeckViewSet(viewsets.GenericViewSet):
     )
     @action(detail=True, methods=["get"], renderer_classes=[PlainTextRenderer])
     def export(self, request, id):
-        """The deck as text: the leader's name, then one `N Card Name` a line; each further
-        deck section starts with a header line naming it (`Side deck:`)."""
+        """The deck as text: the leader's name, then one `N Card Name` a line (`N Card Name
+        (NUMBER)` for an entry that names a printing); each further deck section starts with a
+        header line naming it (`Side deck:`)."""
         text = services.deck_export_text(self._visible())
         return Response(text, content_type="text/plain; charset=utf-8")
 

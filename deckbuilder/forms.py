@@ -294,7 +294,8 @@ class DeckImportForm(forms.Form):
         max_length=20000,
         widget=forms.Textarea(attrs={"rows": 14, "spellcheck": "false"}),
         help_text="The leader's name on the first line (games with leaders), then one “N Card "
-        "Name” a line; each further deck section after a line naming it, e.g. “Side deck:”.",
+        "Name” a line (or a printing number, “4 CMF-058”, or both, “4 Card Name (CMF-058)”); "
+        "each further deck section after a line naming it, e.g. “Side deck:”.",
     )
 
     def clean(self):

@@ -4,22 +4,31 @@ Pure functions over plain data, no queries: `Snapshot.of(version)` reads a DeckV
 format and leader were loaded with it (select_related).
 """
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 MINUS = "\u2212"  # − : a minus sign, not a hyphen
 ARROW = "\u2192"  # →
 
 
-def contents_rows(items: Iterable[tuple[str, str, str, int]], sections: list[str]) -> list[dict]:
+def contents_rows(
+    items: Iterable[tuple[str, str, str, int]],
+    sections: list[str],
+    printings: Mapping[tuple[str, str], str] | None = None,
+) -> list[dict]:
     """A version's `contents` from (card slug, card name, section slug, count): one dict a card
-    and section, in the format's section order then by name; zero counts are left out."""
+    and section, in the format's section order then by name; zero counts are left out. An
+    entry with a printing (`printings`: {(card slug, section slug): number}) also has
+    `"printing": number`, so that restoring brings the art back."""
     order = {slug: i for i, slug in enumerate(sections)}
-    rows = [
-        {"card": slug, "name": name, "section": section, "count": count}
-        for slug, name, section, count in items
-        if count
-    ]
+    printings = printings or {}
+    rows = []
+    for slug, name, section, count in items:
+        if count:
+            row = {"card": slug, "name": name, "section": section, "count": count}
+            if printings.get((slug, section)):
+                row["printing"] = printings[(slug, section)]
+            rows.append(row)
     rows.sort(
         key=lambda r: (order.get(r["section"], len(order)), r["section"], r["name"].casefold())
     )
@@ -53,7 +62,8 @@ class Snapshot:
 
 @dataclass(frozen=True)
 class Change:
-    """One line of a diff. `kind`: added, removed, name, format, leader, created or started;
+    """One line of a diff. `kind`: added, removed, printing, name, format, leader, created or
+    started;
     `text` reads alone (its sign or arrow says what happened, not only a colour)."""
 
     kind: str
@@ -123,4 +133,14 @@ def diff(old: Snapshot | None, new: Snapshot, *, leader_label: str = "leader") -
         changes.append(
             Change("added" if delta > 0 else "removed", f"{sign}{abs(delta)} {name}{where}")
         )
+    arts = []  # the printing shown changed, for a card kept in its section
+    for key in before.keys() & after.keys():
+        was, now = before[key].get("printing"), after[key].get("printing")
+        if was != now:
+            name = after[key]["name"]
+            arts.append((rank[key[1]], name.casefold(), key[0], name, key[1], was, now))
+    for *_, name, section, was, now in sorted(arts):
+        where = f" ({section_names.get(section, section)})" if several else ""
+        text = f"{name}{where}: printing {was or 'none'} {ARROW} {now or 'none'}"
+        changes.append(Change("printing", text))
     return changes

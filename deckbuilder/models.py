@@ -125,6 +125,12 @@ class DeckCard(models.Model):
     card = models.ForeignKey(Card, on_delete=models.PROTECT, related_name="deck_entries")
     section = models.SlugField(max_length=40, default="main", help_text="A section of the format.")
     count = models.PositiveSmallIntegerField()
+    # The printing the player named (a number of the card's, as stored when named): the art
+    # shown and exported. The rules ignore it; no foreign key, so a printing renumbered or
+    # removed later leaves the entry as it is.
+    printing = models.CharField(
+        max_length=30, blank=True, default="", help_text="A printing number of the card: its art."
+    )
 
     objects = DeckCardQuerySet.as_manager()
 
@@ -151,7 +157,8 @@ class DeckVersion(models.Model):
 
     `contents` stands alone: card names are stored beside slugs, so a diff still reads well
     after a card is renamed or deleted. One entry a card and section, in the format's section
-    order then by name: {"card": slug, "name": name, "section": slug, "count": n}."""
+    order then by name: {"card": slug, "name": name, "section": slug, "count": n}, plus
+    "printing": number for an entry that names one."""
 
     deck = models.ForeignKey(Deck, on_delete=models.CASCADE, related_name="versions")
     number = models.PositiveIntegerField()

@@ -18,7 +18,7 @@ from django.db.models import F, Prefetch, Q
 from django.http import Http404
 from django.utils import timezone
 
-from cards import legality, vocabulary
+from cards import legality, matching, vocabulary
 from cards.models import Card, Format, Game, Leader, hold, printings_of_sets
 
 from . import history
@@ -60,13 +60,16 @@ class TextImportError(Exception):
 
 
 Contents = Mapping[tuple[Card, str], int]  # {(card, deck section slug): count}
+# {(card, deck section slug): printing number}: the art the player chose for an entry (the
+# rules ignore it). Entries without one are absent.
+Printings = Mapping[tuple[Card, str], str]
 
 
 def cards_for_rules():
     """Cards with what the engine reads (rarity, type, colours, keywords, loyalty), in
     constant queries."""
     return Card.objects.select_related("rarity", "type", "loyalty_faction").prefetch_related(
-        "colours", "keywords", Prefetch("printings", printings_of_sets())
+        "colours", "keywords", "faces", "more_types", Prefetch("printings", printings_of_sets())
     )
 
 
@@ -76,7 +79,11 @@ def entries_of(deck: Deck) -> list[DeckCard]:
         deck.entries.select_related(
             "card__rarity", "card__type", "card__loyalty_faction"
         ).prefetch_related(
-            "card__colours", "card__keywords", Prefetch("card__printings", printings_of_sets())
+            "card__colours",
+            "card__keywords",
+            "card__faces",
+            "card__more_types",
+            Prefetch("card__printings", printings_of_sets()),
         )
     )
 
@@ -106,8 +113,26 @@ def fit_sections(contents: Contents, fmt: Format) -> dict[tuple[Card, str], int]
     return fitted
 
 
-def _contents_of(deck: Deck) -> dict[tuple[Card, str], int]:
-    return {(e.card, e.section): e.count for e in entries_of(deck)}
+def fit_printings(printings: Printings, fmt: Format) -> dict[tuple[Card, str], str]:
+    """The printings as fit_sections moves their entries: an entry that moves to the first
+    section keeps its printing, unless an entry already there has one."""
+    first = fmt.slugs[0]
+    fitted = {key: number for key, number in printings.items() if key[1] in fmt.slugs}
+    for (card, section), number in printings.items():
+        if section not in fmt.slugs:
+            fitted.setdefault((card, first), number)
+    return fitted
+
+
+def printings_of(entries: Iterable[DeckCard]) -> dict[tuple[Card, str], str]:
+    """The printings of these entries (those that have one)."""
+    return {(e.card, e.section): e.printing for e in entries if e.printing}
+
+
+def _contents_of(deck: Deck) -> tuple[dict[tuple[Card, str], int], dict[tuple[Card, str], str]]:
+    """The deck's contents and printings as stored."""
+    entries = entries_of(deck)
+    return {(e.card, e.section): e.count for e in entries}, printings_of(entries)
 
 
 _READ = object()  # _save's leader: read it from the database
@@ -117,6 +142,7 @@ def _save(
     deck: Deck,
     contents: Contents | None = None,
     *,
+    printings: Printings | None = None,
     dressed: bool = False,
     leader=_READ,
     changed: DeckCard | None = None,
@@ -125,15 +151,19 @@ def _save(
     record it in the deck's history as version `deck.version`. `dressed`: the contents' cards
     carry what the engine reads already, and `leader` is the deck's with its relations (both
     read in this transaction); else they are read from the database. `changed`: the one entry
-    in which the contents differ from the stored ones (its count 0: gone), written alone."""
+    in which the contents differ from the stored ones (its count 0: gone), written alone.
+    `printings`: those of the contents' entries (read with the contents when they are not
+    given; with them, entries not named have none)."""
     replace = contents is not None
     if contents is None:
-        contents = _contents_of(deck)
+        contents, printings = _contents_of(deck)
     else:
         contents = {key: n for key, n in contents.items() if n}
         if not dressed:
             loaded = cards_for_rules().in_bulk([card.pk for card, _ in contents])
             contents = {(loaded[card.pk], section): n for (card, section), n in contents.items()}
+    # A card is equal to itself however it was read (by pk): these keys are the contents'.
+    printings = {k: p for k, p in (printings or {}).items() if p and contents.get(k)}
     if leader is _READ:
         leader = leader_for_rules(deck.leader)
     report = judge(fmt=deck.format, leader=leader, contents=contents)
@@ -149,12 +179,12 @@ def _save(
     if changed is not None:
         _store_one(changed)
     elif replace:
-        _store(deck, contents)
-    _record(deck, contents, report)
+        _store(deck, contents, printings)
+    _record(deck, contents, report, printings)
     return report
 
 
-def _record(deck: Deck, contents: Contents, report: legality.Report) -> None:
+def _record(deck: Deck, contents: Contents, report: legality.Report, printings: Printings) -> None:
     """The deck as just saved, as a version of its history (one INSERT).
 
     Every change through `_save` is a version, +/− clicks included (the history page
@@ -164,6 +194,7 @@ def _record(deck: Deck, contents: Contents, report: legality.Report) -> None:
     rows = history.contents_rows(
         ((card.slug, card.name, section, n) for (card, section), n in contents.items()),
         deck.format.slugs,
+        printings={(card.slug, section): p for (card, section), p in printings.items()},
     )
     DeckVersion.objects.create(
         deck=deck,
@@ -178,10 +209,17 @@ def _record(deck: Deck, contents: Contents, report: legality.Report) -> None:
     )
 
 
-def _store(deck: Deck, contents: Contents) -> None:
+def _store(deck: Deck, contents: Contents, printings: Printings | None = None) -> None:
+    printings = printings or {}
     deck.entries.all().delete()
     DeckCard.objects.bulk_create(
-        DeckCard(deck=deck, card=card, section=section, count=n)
+        DeckCard(
+            deck=deck,
+            card=card,
+            section=section,
+            count=n,
+            printing=printings.get((card, section), ""),
+        )
         for (card, section), n in contents.items()
         if n
     )
@@ -225,9 +263,11 @@ def deck_create(
     description: str = "",
     visibility: str = Visibility.PRIVATE,
     contents: Contents | None = None,
+    printings: Printings | None = None,
     copied_from: Deck | None = None,
 ) -> Deck:
-    """A new deck of `format` (default: the game's default format)."""
+    """A new deck of `format` (default: the game's default format); `printings`: the art
+    chosen for some of its entries."""
     fmt = format or game.default_format()
     deck = Deck(
         owner=owner,
@@ -239,7 +279,7 @@ def deck_create(
         visibility=visibility,
         copied_from=copied_from,
     )
-    _save(deck, dict(contents or {}))
+    _save(deck, dict(contents or {}), printings=printings)
     return deck
 
 
@@ -249,18 +289,22 @@ def deck_update(
     deck: Deck,
     expected_version: int | None = None,
     contents: Contents | None = None,
+    printings: Printings | None = None,
     **fields,
 ) -> Deck:
-    """Change any of format, leader, name, description, visibility, and (replace) the contents.
-    A new format keeps every card: those in sections it lacks move to its first section."""
+    """Change any of format, leader, name, description, visibility, and (replace) the contents
+    with their `printings` (entries not named there have none). A new format keeps every card,
+    and its printing: those in sections it lacks move to its first section."""
     deck = _lock(deck, expected_version)
     for name, value in fields.items():
         if name not in {"format", "leader", "name", "description", "visibility"}:
             raise TypeError(f"deck_update() got an unexpected field {name!r}")
         setattr(deck, name, value)
     if contents is None and "format" in fields:
-        contents = fit_sections(_contents_of(deck), deck.format)
-    _save(deck, contents)
+        contents, printings = _contents_of(deck)
+        contents = fit_sections(contents, deck.format)
+        printings = fit_printings(printings, deck.format)
+    _save(deck, contents, printings=printings)
     return deck
 
 
@@ -322,7 +366,14 @@ def _set_count(deck: Deck, card: Card, count, section: str | None, entries: list
     leader = words.leader(deck.leader_id) if deck.leader_id else None
     if deck.leader_id and leader is None:
         leader = leader_for_rules(deck.leader)
-    _save(deck, contents, dressed=True, leader=leader, changed=entry)
+    _save(
+        deck,
+        contents,
+        printings=printings_of(entries),
+        dressed=True,
+        leader=leader,
+        changed=entry,
+    )
     hold(deck, "entries", [e for e in entries if e.count])
     return deck
 
@@ -348,6 +399,7 @@ def deck_restore_version(*, deck: Deck, number: int) -> Restored:
     by_slug = {c.slug: c for c in found}
     by_name = {c.name: c for c in found}
     contents: dict[tuple[Card, str], int] = {}
+    printings: dict[tuple[Card, str], str] = {}
     skipped: list[str] = []
     for row in rows:
         card = by_slug.get(row["card"]) or by_name.get(row["name"])
@@ -357,11 +409,14 @@ def deck_restore_version(*, deck: Deck, number: int) -> Restored:
             continue
         key = (card, row["section"])
         contents[key] = min(contents.get(key, 0) + row["count"], MAX_COPIES)
+        if row.get("printing"):
+            printings.setdefault(key, row["printing"])
     deck = deck_update(
         deck=deck,
         format=version.format,
         leader=version.leader,
         contents=fit_sections(contents, version.format),
+        printings=fit_printings(printings, version.format),
     )
     return Restored(deck, skipped)
 
@@ -406,7 +461,8 @@ def _log(deck: Deck, by, message: str) -> None:
 @transaction.atomic
 def deck_copy(*, deck: Deck, owner) -> Deck:
     """A private copy of `deck` for `owner`; a copy by another player counts for `deck`."""
-    contents = {(e.card, e.section): e.count for e in deck.entries.select_related("card")}
+    entries = list(deck.entries.select_related("card"))
+    contents = {(e.card, e.section): e.count for e in entries}
     copy = deck_create(
         owner=owner,
         game=deck.game,
@@ -415,6 +471,7 @@ def deck_copy(*, deck: Deck, owner) -> Deck:
         name=f"Copy of {deck.name}"[:120],
         description=deck.description,
         contents=contents,
+        printings=printings_of(entries),
         copied_from=deck,
     )
     if owner.pk != deck.owner_id:
@@ -429,10 +486,10 @@ def refresh_legality(*, decks: Iterable[Deck]) -> int:
     changed = 0
     for deck in decks:
         with transaction.atomic():
-            contents = _contents_of(deck)
+            contents, printings = _contents_of(deck)
             fitted = fit_sections(contents, deck.format)
             if fitted != contents:
-                _store(deck, fitted)
+                _store(deck, fitted, fit_printings(printings, deck.format))
             report = judge(fmt=deck.format, leader=leader_for_rules(deck.leader), contents=fitted)
             problems = [p.as_dict() for p in report.problems]
             if fitted != contents or (deck.legal, deck.card_count, deck.problems) != (
@@ -452,13 +509,16 @@ def refresh_legality(*, decks: Iterable[Deck]) -> int:
 
 # --- text export and import ---------------------------------------------------------------
 
-_LINE = re.compile(r"^\s*(?P<count>\d+)\s*[xX×]?\s+(?P<name>\S.*?)\s*$")
+# The name ends at its last non-space character: `\S(?:.*\S)?`, not a lazy `\S.*?` before
+# `\s*$`, which retried the spaces at every character (a second for a line of 20,000).
+_LINE = re.compile(r"^\s*(?P<count>\d+)\s*[xX×]?\s+(?P<name>\S(?:.*\S)?)\s*$")
 
 
 def deck_export_text(deck: Deck, entries: Iterable[DeckCard] | None = None) -> str:
     """The leader's name on the first line (none for a game without leaders), then one
-    `N Card Name` a line for the first section; each further section that holds cards starts
-    with a header line naming it (`Side deck:`).
+    `N Card Name` a line for the first section (`N Card Name (NUMBER)` for an entry that
+    names a printing); each further section that holds cards starts with a header line naming
+    it (`Side deck:`). parse_deck_text reads it back, printings included.
 
     `entries`: the deck's entries with their cards, when the caller has loaded them already.
     """
@@ -472,14 +532,35 @@ def deck_export_text(deck: Deck, entries: Iterable[DeckCard] | None = None) -> s
         rows = sorted(by_section.get(section["slug"], []), key=lambda e: e.card.name.casefold())
         if i and rows:
             lines.append(f"{section['name']}:")
-        lines += [f"{e.count} {e.card.name}" for e in rows]
+        lines += [
+            f"{e.count} {e.card.name} ({e.printing})" if e.printing else f"{e.count} {e.card.name}"
+            for e in rows
+        ]
     return "\n".join(lines) + "\n"
 
 
-def parse_deck_text(
-    *, game: Game, fmt: Format, text: str
-) -> tuple[Leader | None, dict[tuple[Card, str], int]]:
-    """Read the export format back; every bad line is reported by number (TextImportError)."""
+class ParsedDeck(NamedTuple):
+    leader: Leader | None
+    contents: dict[tuple[Card, str], int]
+    printings: dict[tuple[Card, str], str]  # the printing each line named, where one did
+
+
+def _lines(numbers: list[int]) -> str:
+    """'line 5', 'lines 5–9'."""
+    if len(numbers) == 1:
+        return f"line {numbers[0]}"
+    return f"lines {numbers[0]}\u2013{numbers[-1]}"
+
+
+def parse_deck_text(*, game: Game, fmt: Format, text: str) -> ParsedDeck:
+    """Read the export format back; every bad line is reported by number (TextImportError).
+
+    A line names its card by name, by printing number (`4 BEL-001`) or as `4 Name (BEL-001)`
+    (cards.matching: a card's own name wins), the leader line its leader the same ways; the
+    printing named is kept for the entry. All names are matched at once: a constant number of
+    queries, whatever the size of the text or of the pool. After a header naming a section the
+    format lacks, no line goes into any section until the next known header: the header's
+    error says how many lines that left out, and their own errors are still reported."""
     lines = [(n, line.strip()) for n, line in enumerate(text.splitlines(), 1)]
     lines = [(n, line) for n, line in lines if line and not line.startswith("#")]
     if not lines:
@@ -489,37 +570,52 @@ def parse_deck_text(
             else ""
         )
         raise TextImportError([f"The text is empty: put {first}one 'N Card Name' a line."])
+    leader_line, leader_text = lines[0] if game.has_leaders else (0, "")
+    parsed = {number: _LINE.match(line) for number, line in lines}
+    found = matching.match(
+        game,
+        cards=[m["name"] for m in parsed.values() if m],
+        leaders=[leader_text] if leader_text else [],
+    )
+
     errors: list[str] = []
     leader = None
     card_lines = lines
     if game.has_leaders:
-        leader_line, leader_name = lines[0]
-        leader = Leader.objects.filter(game=game, name__iexact=leader_name).first()
-        if leader is not None or not _LINE.match(leader_name):
+        named = found.leaders.get(matching.key(leader_text))
+        leader = named.found if named is not None and named.problem is None else None
+        if leader is not None or not parsed[leader_line]:
             card_lines = lines[1:]  # else no leader line: a draft exported before choosing one
             if leader is None:
                 errors.append(
-                    f"line {leader_line}: no {game.leader_label.lower()} named {leader_name!r}"
-                    f" in {game.name}"
+                    f"line {leader_line}: {named.problem}"
+                    if named is not None and named.problem
+                    else f"line {leader_line}: no {game.leader_label.lower()} named "
+                    f"{leader_text!r} in {game.name}"
                 )
     headers = {}
     for section in fmt.sections:
         headers[section["slug"].casefold()] = headers[section["name"].casefold()] = section["slug"]
-    cards = {c.name.casefold(): c for c in Card.objects.filter(game=game)}
-    section = fmt.slugs[0]
+    section: str | None = fmt.slugs[0]  # None: under an unknown header
+    unknown: list[tuple[int, str, list[int]]] = []  # (its error's index, its line, lines under it)
     contents: dict[tuple[Card, str], int] = {}
+    printings: dict[tuple[Card, str], str] = {}
     for number, line in card_lines:
-        match = _LINE.match(line)
+        match = parsed[number]
         if not match and line.endswith(":"):
             name = line[:-1].strip()
             if name.casefold() in headers:
                 section = headers[name.casefold()]
             else:
+                section = None
                 known = ", ".join(s["name"] for s in fmt.sections)
+                unknown.append((len(errors), number, []))
                 errors.append(
                     f"line {number}: no section {name!r} in {fmt.name} (sections: {known})"
                 )
             continue
+        if section is None:
+            unknown[-1][2].append(number)
         if not match:
             errors.append(f"line {number}: expected 'N Card Name', got {line!r}")
             continue
@@ -527,19 +623,33 @@ def parse_deck_text(
         # Ten digits or more are too many copies, whatever the number: int() is not asked (it
         # refuses strings of more than 4,300 digits, sys.get_int_max_str_digits(): ValueError).
         count = int(digits) if len(digits) < 10 else None
-        card = cards.get(name.casefold())
-        if card is None:
+        named = found.cards.get(matching.key(name))
+        card = named.found if named is not None else None
+        if named is not None and named.problem:
+            errors.append(f"line {number}: {named.problem}")
+        elif card is None:
             errors.append(f"line {number}: no card named {name!r} in {game.name}")
         elif count is None or not 1 <= count <= MAX_COPIES:
             got = count if count is not None else f"a number of {len(digits):,} digits"
             errors.append(f"line {number}: count must be from 1 to {MAX_COPIES}, got {got}")
+        elif section is None:
+            continue  # in no section: the header's error says so
         elif (card, section) in contents:
             errors.append(f"line {number}: {card.name} is listed twice in this section")
         else:
             contents[(card, section)] = count
+            if named.printing:
+                printings[(card, section)] = named.printing
+    for at, _, under in unknown:
+        if under:
+            were = "was" if len(under) == 1 else "were"
+            errors[at] += (
+                f"; the {len(under)} line{'s' if len(under) > 1 else ''} under it "
+                f"({_lines(under)}) {were} put in no section"
+            )
     if errors:
         raise TextImportError(errors)
-    return leader, contents
+    return ParsedDeck(leader, contents, printings)
 
 
 @transaction.atomic
@@ -547,12 +657,13 @@ def deck_import(
     *, owner, game: Game, text: str, name: str = "", format: Format | None = None
 ) -> Deck:
     fmt = format or game.default_format()
-    leader, contents = parse_deck_text(game=game, fmt=fmt, text=text)
+    leader, contents, printings = parse_deck_text(game=game, fmt=fmt, text=text)
     return deck_create(
         owner=owner,
         game=game,
         format=fmt,
         leader=leader,
         contents=contents,
+        printings=printings,
         name=name or (f"{leader.name} deck" if leader else "Imported deck"),
     )

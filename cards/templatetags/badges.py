@@ -20,6 +20,8 @@ from django import template
 from django.urls import get_script_prefix, reverse
 from django.utils.safestring import mark_safe
 
+from cards.models import CostSymbol
+
 register = template.Library()
 
 
@@ -164,7 +166,8 @@ def card_facts(card, game):
     loyalty of a card, as badges (a card of for_listing(); `game` with its vocabulary)."""
     lines = []
     if len(game.type_list) > 1:
-        lines.append(f'<span class="badge type">{esc(card.type.name)}</span>')
+        names = " / ".join(esc(t.name) for t in card.type_list)
+        lines.append(f'<span class="badge type">{names}</span>')
     if game.colour_label:
         colours = card.colour_list or [None]
         lines.append("".join(f"{colour_badge(colour, game)} " for colour in colours))
@@ -183,4 +186,43 @@ def card_facts(card, game):
             f"{esc(card.loyalty_faction.name)} {esc(card.loyalty_points)}"
             '<span class="visually-hidden"> loyalty needed</span></span>'
         )
+    return mark_safe("\n".join(lines))  # noqa: S308 (each part escaped)
+
+
+@register.simple_tag
+def face_facts(face, game):
+    """Another face's type line, cost, colours and stats as badges, in the game's words
+    (`game` with its vocabulary: no query)."""
+    types = {t.slug: t.name for t in game.type_list}
+    colours = {c.slug: c for c in game.colour_list}
+    domains = game.domains()
+    lines = []
+    if face.types:
+        names = " / ".join(esc(types.get(t, t)) for t in face.types)
+        lines.append(f'<span class="badge type">{names}</span>')
+    if face.cost:
+        items = [(domains[k], n) for k, n in face.cost.items() if k in domains]
+        items += [(None, n) for k, n in face.cost.items() if k == "generic"]
+        items += [
+            (CostSymbol(k), n) for k, n in face.cost.items() if k not in domains and k != "generic"
+        ]
+        lines.append(cost(items, game, compact=True))
+    shown = list(
+        dict.fromkeys(
+            [
+                *(domains[k] for k in face.cost if k in domains),
+                *(colours[c] for c in face.colours if c in colours),
+            ]
+        )
+    )
+    if game.colour_label and shown:
+        lines.append("".join(f"{colour_badge(colour, game)} " for colour in shown))
+    stats = {s.slug: s.name for s in game.stat_list}
+    lines.append(
+        "".join(
+            f'<span class="badge stat"><abbr title="{esc(stats.get(k, k))}">{esc(stats.get(k, k))}'
+            f"</abbr> {esc(v)}</span> "
+            for k, v in face.stats.items()
+        )
+    )
     return mark_safe("\n".join(lines))  # noqa: S308 (each part escaped)

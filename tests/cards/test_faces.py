@@ -250,12 +250,13 @@ def test_face_of_an_unknown_card_is_404(client, game, game_slug, slug):
     assert client.get(face_url(slug, game_slug)).status_code == 404
 
 
-def test_face_view_draws_in_four_queries_whatever_the_vocabulary(client, db):
+def test_face_view_draws_in_six_queries_whatever_the_vocabulary(client, db):
     for game_slug, slug in [(GAME, "blood-pact"), ("force-of-will", "lantern-acolyte")]:
         with CaptureQueriesContext(connection) as queries:
             response = client.get(face_url(slug, game_slug))
         assert response.status_code == 200
-        assert len(queries) == 4  # the card with game, rarity, type; colours, keywords, stats
+        # the card with game, rarity, type; colours, keywords, other faces and types, stats
+        assert len(queries) == 6
 
 
 def test_face_view_draws_the_same_face_as_the_loaded_card(client, db):

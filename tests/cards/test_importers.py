@@ -272,7 +272,6 @@ def test_the_same_slug_twice_in_one_file_is_a_row_error(game):
         ("card,,X,common,air:1,,,,,", "cost", "Unknown domain 'air'"),
         ("card,,X,common,life:two,,,,,", "cost", "whole number"),
         (f"card,,X,common,life:{'9' * 5000},,,,,", "cost", "whole number"),
-        ("card,,X,common,life:1,green,,,,", "colours", "leave this cell empty"),
         ("card,,X,common,,,,,,maybe", "makes_attack", "valid boolean"),
         ("leader,,X,rare,,green,,,,", "rarity", "Leaders have no such field"),
         ("leader,,X,,,purple,,,,", "colours", "purple"),
@@ -708,7 +707,9 @@ def test_the_number_of_queries_does_not_grow_with_the_rows(game, monkeypatch, dr
             assert (updated.errors, updated.updated) == ([], 1 if dry_run else count + 1)
             counts.append(len(queries))
             transaction.set_rollback(True)
-    assert counts[0] == counts[1] <= 80, counts
+    assert counts[0] == counts[1] <= 90, (
+        counts
+    )  # two imports of cards and leaders, each kind read with its relations
 
 
 def test_colour_count_follows_the_colours_of_a_bulk_import(game):

@@ -144,7 +144,7 @@ def test_post_is_refused(client, game):
 
 
 @pytest.mark.parametrize("kind", ["cards", "keywords", "leaders"])
-def test_two_queries_whatever_the_number_of_names(client, game, kind):
+def test_a_constant_number_of_queries_whatever_the_number_of_names(client, game, kind):
     def count(**params):
         with CaptureQueriesContext(connection) as ctx:
             options(suggest(client, kind, **params))
@@ -158,4 +158,4 @@ def test_two_queries_whatever_the_number_of_names(client, game, kind):
         card(game, f"Bulk {i}", keywords=[f"Bw{i}"])
     after = (count(q="b"), count())
     assert before == after
-    assert max(after) <= 2
+    assert max(after) <= (2 if kind == "keywords" else 3)  # cards and leaders: their faces too

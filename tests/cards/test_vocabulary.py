@@ -246,17 +246,16 @@ def test_an_element_of_another_game_is_refused(staff_api):
     assert Card.objects.count() == before
 
 
-@pytest.mark.parametrize(
-    ("game", "body"),
-    [
-        ("card-of-gods", {**OLD_CARD_BODY, "colours": ["red"]}),
-        ("force-of-will", fow_card(cost={"fire": 1}, colours=["fire"])),
-    ],
-)
-def test_colours_cannot_be_given_where_the_cost_decides_them(staff_api, game, body):
-    before = Card.objects.count()
-    assert "cost" in refused(staff_api.post(cards_url(game), body, format="json"), "colours")
-    assert Card.objects.count() == before
+def test_colours_given_beside_the_cost_join_the_costs_and_stay_when_it_changes(staff_api):
+    body = fow_card(cost={"fire": 1}, colours=["darkness"])
+    response = staff_api.post(cards_url("force-of-will"), body, format="json")
+    assert response.status_code == 201, response.content
+    assert response.json()["colours"] == ["fire", "darkness"]
+    response = staff_api.patch(
+        cards_url("force-of-will", "probe"), {"cost": {"water": 1}}, format="json"
+    )
+    assert response.json()["colours"] == ["water", "darkness"]  # fire went with the cost
+    assert Card.objects.get(game__slug="force-of-will", slug="probe").colour_count == 2
 
 
 # --- stats ----------------------------------------------------------------------------------
