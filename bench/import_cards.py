@@ -3,6 +3,7 @@
     .venv/bin/python bench/import_cards.py                               # a temp SQLite database
     scripts/with-postgres .venv/bin/python bench/import_cards.py         # a throwaway PostgreSQL
     .venv/bin/python bench/import_cards.py --rows 500
+    .venv/bin/python bench/import_cards.py --source fowsim     # the real Force of Will pool
 
 Without DATABASE_URL (or with it empty) the script makes and migrates its own SQLite database in
 a temporary directory and removes it afterwards; with one, it migrates that database and adds the
@@ -41,7 +42,7 @@ import boot  # bench/boot.py: settings, django.setup()
 from django.db import connection
 
 from cards import importers, services
-from cards.models import Card, Game, Keyword
+from cards.models import Card, Game, Keyword, Printing
 
 SAMPLE = ROOT / "cards" / "sample" / "card-of-gods.json"
 SEED = 20250607
@@ -130,12 +131,87 @@ def run(label: str, game: Game, document: dict, *, dry_run: bool = False) -> dic
     return result
 
 
+# --- a real pool: the Force of Will community database ----------------------------------------
+
+FOW_SAMPLE = ROOT / "cards" / "sample" / "force-of-will.json"
+FOW_SLICE = ROOT.parent / "shared" / "data" / "force-of-will" / "fowsim-cards-grimm-alice.json"
+
+
+def fowsim_file(copies: int) -> dict:
+    """The real slice (11 sets, 1,065 printings of 902 names) `copies` times over, each copy's
+    sets, numbers and names its own (reprints stay reprints within a copy): 5 copies are about
+    the whole database (4,500 names, 5,300 printings)."""
+    if not FOW_SLICE.exists():
+        sys.exit(f"{FOW_SLICE} is absent: the real Force of Will slice is needed.")
+    real = json.loads(FOW_SLICE.read_text(encoding="utf-8"))
+    clusters = []
+    for copy in range(copies):
+        tag = "" if copy == 0 else str(copy + 1)
+        for cluster in real["fow"]["clusters"]:
+            sets = []
+            for card_set in cluster["sets"]:
+                code = card_set["code"] + tag
+                cards = [
+                    {**card, "id": code + card["id"][len(card_set["code"]) :],
+                     "name": card["name"] + (f" {tag}" if tag else "")}
+                    for card in card_set["cards"]
+                ]  # fmt: skip
+                sets.append(
+                    {**card_set, "code": code, "name": card_set["name"] + tag, "cards": cards}
+                )
+            clusters.append({"name": cluster["name"] + tag, "sets": sets})
+    return {"fow": {"clusters": clusters}}
+
+
+def run_fowsim(label: str, game: Game, document: dict) -> float:
+    raw = json.dumps(document).encode("utf-8")
+    queries = []
+    with connection.execute_wrapper(lambda execute, *args: queries.append(1) or execute(*args)):
+        start = time.perf_counter()
+        data = importers.read_fowsim(io.BytesIO(raw), game=game)
+        report = importers.import_records(game=game, **data.records())
+        seconds = time.perf_counter() - start
+    printings = Printing.objects.filter(game=game).count()
+    print(
+        f"{label:<34} {seconds:>8.2f} {len(queries):>8} {report.created:>7} {report.updated:>7} "
+        f"{report.unchanged:>9} {len(report.errors):>6} {printings:>9}",
+        flush=True,
+    )
+    return seconds
+
+
+def main_fowsim(copies: int) -> None:
+    game = Game.objects.filter(slug="force-of-will").first()
+    if game is None:
+        game = services.save_game(definition=json.loads(FOW_SAMPLE.read_text())["game"])
+    if game.cards.exists():
+        sys.exit(f"{game.slug} has cards already: give the benchmark a database of its own.")
+    document = fowsim_file(copies)
+    total = sum(len(s["cards"]) for c in document["fow"]["clusters"] for s in c["sets"])
+    print(f"\nfowsim file: {total:,} printings ({copies} copies of the real slice)")
+    print(
+        f"{'step':<34} {'seconds':>8} {'queries':>8} {'created':>7} {'updated':>7} "
+        f"{'unchanged':>9} {'errors':>6} {'printings':>9}"
+    )
+    first = run_fowsim("1. import into an empty pool", game, document)
+    again = run_fowsim("2. the same file again", game, document)
+    print(f"\nimport {first:.1f} s, again {again:.1f} s (the goal: at most 20 s each)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rows", type=int, default=5000, help="cards in the file (default 5000)")
+    parser.add_argument(
+        "--source", choices=["exchange", "fowsim"], default="exchange", help="what to import"
+    )
+    parser.add_argument(
+        "--copies", type=int, default=5, help="fowsim: copies of the real slice (default 5)"
+    )
     args = parser.parse_args()
 
     boot.migrate_and_describe()
+    if args.source == "fowsim":
+        return main_fowsim(args.copies)
     game = the_game()
     document = card_file(args.rows, game)
     cards = document["cards"]

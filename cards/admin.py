@@ -6,6 +6,8 @@ per-model permissions. Lists run a constant number of queries (related rows are 
 prefetched).
 """
 
+import io
+
 from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import ValidationError
@@ -397,7 +399,11 @@ class CardAdmin(StaffCuratorMixin, admin.ModelAdmin):
             form = ImportForm(request.POST, request.FILES)
             if form.is_valid():
                 report = form.run()
-                if report.written:
+                if isinstance(report, list):  # a ban list: its formats
+                    names = ", ".join(f.name for f in report) or "none (a dry run)"
+                    self.message_user(request, f"Formats saved: {names}.", messages.SUCCESS)
+                    return redirect("admin:cards_format_changelist")
+                if report.written and not report.errors:
                     self.message_user(request, report.summary(), messages.SUCCESS)
                     return redirect("admin:cards_card_changelist")
         else:
@@ -481,6 +487,15 @@ class LeaderAdmin(StaffCuratorMixin, admin.ModelAdmin):
 
 class ImportForm(forms.Form):
     file = forms.FileField(help_text="A .json or .csv file (see the formats below).")
+    source = forms.ChoiceField(
+        choices=[
+            ("exchange", "This site's file (JSON or CSV)"),
+            ("fowsim", "Force of Will community database (fowsim): cards or a ban list"),
+        ],
+        initial="exchange",
+        required=False,
+        help_text="What the file is.",
+    )
     fmt = forms.ChoiceField(
         label="Format",
         required=False,
@@ -490,10 +505,15 @@ class ImportForm(forms.Form):
         queryset=Game.objects.order_by("name"),
         required=False,
         to_field_name="slug",
-        help_text="Needed for a CSV file without a game column; otherwise taken from the file.",
+        help_text="Needed for a CSV file without a game column; otherwise taken from the file "
+        "(a fowsim file: Force of Will).",
     )
     dry_run = forms.BooleanField(
         required=False, initial=True, help_text="Only check the file and report: write nothing."
+    )
+    partial = forms.BooleanField(
+        required=False,
+        help_text="Write the good rows and list the bad ones (else a bad row stops the import).",
     )
 
     def clean(self):
@@ -501,22 +521,47 @@ class ImportForm(forms.Form):
         upload = cleaned.get("file")
         if upload is None:
             return cleaned
+        game = cleaned.get("game")
         try:
-            data = importers.read_file(upload, fmt=cleaned.get("fmt") or None)
-            game = cleaned.get("game")
-            cleaned["target"] = importers.resolve_game(
-                file_game=data.game, requested=game.slug if game else None
-            )
+            if cleaned.get("source") == "fowsim":
+                target = importers.resolve_game(
+                    file_game=None, requested=game.slug if game else "force-of-will"
+                )
+                raw = upload.read()
+                document = importers.load_json(raw.decode("utf-8-sig"))
+                if importers.is_fowsim_banlist(document):
+                    cleaned["banlist"] = document
+                else:
+                    cleaned["data"] = importers.read_fowsim(io.BytesIO(raw), game=target)
+            else:
+                cleaned["data"] = data = importers.read_file(upload, fmt=cleaned.get("fmt") or None)
+                target = importers.resolve_game(
+                    file_game=data.game, requested=game.slug if game else None
+                )
+        except UnicodeDecodeError:
+            raise ValidationError("The file is not UTF-8 text.") from None
         except importers.ImportFileError as e:
             raise ValidationError(str(e)) from None
-        cleaned["data"] = data
+        cleaned["target"] = target
         return cleaned
 
-    def run(self) -> importers.ImportReport:
-        data = self.cleaned_data["data"]
-        return importers.import_records(
-            game=self.cleaned_data["target"], dry_run=self.cleaned_data["dry_run"], **data.records()
+    def run(self) -> importers.ImportReport | list[Format]:
+        """The import's report, or the formats a ban list saved."""
+        cleaned = self.cleaned_data
+        if "banlist" in cleaned:
+            if cleaned["dry_run"]:
+                return []
+            return importers.import_fowsim_banlist(
+                game=cleaned["target"], document=cleaned["banlist"]
+            )
+        report = importers.import_records(
+            game=cleaned["target"],
+            dry_run=cleaned["dry_run"],
+            partial=cleaned["partial"],
+            **cleaned["data"].records(),
         )
+        report.warnings = cleaned["data"].warnings
+        return report
 
 
 # --- the rules reference --------------------------------------------------------------------

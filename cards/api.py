@@ -298,13 +298,6 @@ class TypesField(serializers.ListField):
         return instance.type_list if instance.pk is not None else []
 
 
-class OwnKeywordsField(KeywordNamesField):
-    """Its keywords but those only its other faces have (they are given with the faces)."""
-
-    def get_attribute(self, instance):
-        return instance.own_keywords if instance.pk is not None else []
-
-
 class PrintingsField(serializers.ListField):
     """A card's or leader's printings, in order (the first is the one shown)."""
 
@@ -332,7 +325,7 @@ class GameScopedSerializer(serializers.ModelSerializer):
 
     slug = serializers.SlugField(max_length=120, required=False)
     colours = TermsField(child_relation=TermField("colours"), required=False)
-    keywords = OwnKeywordsField(required=False)
+    keywords = KeywordNamesField(required=False)
     factions = serializers.SerializerMethodField()
     faces = FacesField(required=False)
     printings = PrintingsField(required=False)
@@ -538,7 +531,7 @@ class CardSerializer(GameScopedSerializer):
         data = dict(data)
         keywords = data.pop("keywords", None)
         if keywords is None:
-            keywords = [k.name for k in self.instance.own_keywords] if self.instance else []
+            keywords = [k.name for k in self.instance.keyword_list] if self.instance else []
         colours = data.pop("colours", None)
         printings, faces = data.pop("printings", None), data.pop("faces", None)
         types = data.pop("types", None)
@@ -590,7 +583,7 @@ class LeaderSerializer(GameScopedSerializer):
         printings, faces = data.pop("printings", None), data.pop("faces", None)
         if self.instance:
             if keywords is None:
-                keywords = [k.name for k in self.instance.own_keywords]
+                keywords = [k.name for k in self.instance.keyword_list]
             if colours is None:
                 colours = self.instance.colour_list
         return services.LeaderWrite(

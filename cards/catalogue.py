@@ -63,7 +63,7 @@ class Words:
     ):
         """The CardInfo of a card row (`relation_ids` strings of its colours and keywords, then
         `printing_refs` strings of its printings' numbers and sets); `more`: its other types'
-        ids ("4,7") and its faces' types (a list)."""
+        ids ("4,7"), its faces' types and keywords (lists)."""
         types = [self.types.get(kind, "")]
         types += [self.types.get(int(t), "") for t in (more.get("type_ids") or "").split(",") if t]
         types += more.get("face_types", [])
@@ -80,7 +80,7 @@ class Words:
             self.one(frozenset(colours) - {None}),
             self.one(frozenset(word for word, is_faction in words if is_faction)),
             self.types.get(kind, ""),
-            self.one(frozenset(word for word, _ in words)),
+            self.one(frozenset([word for word, _ in words] + more.get("face_keywords", []))),
             self.one((faction, points)) if faction else None,
             types=self.one(tuple(dict.fromkeys(t for t in types if t))),
             **self.printed(*printed),
@@ -134,13 +134,18 @@ class GameRules:
                 )  # fmt: skip
             )
             face_types: dict[str, list] = defaultdict(list)
+            face_keywords: dict[str, list] = defaultdict(list)
             if self.has_faces:
                 faces = Face.objects.filter(card__game_id=self.game_id, card__slug__in=missing)
-                for slug, types in faces.values_list("card__slug", "types"):
+                for slug, types, keywords in faces.values_list("card__slug", "types", "keywords"):
                     face_types[slug] += types
+                    face_keywords[slug] += keywords
             for *row, type_ids in rows:
                 self.card_infos[row[0]] = self.words.info(
-                    *row, type_ids=type_ids, face_types=face_types[row[0]]
+                    *row,
+                    type_ids=type_ids,
+                    face_types=face_types[row[0]],
+                    face_keywords=face_keywords[row[0]],
                 )
         return {s: self.card_infos[s] for s in slugs if s in self.card_infos}
 
@@ -190,6 +195,9 @@ def _load(game_id: int) -> GameRules:
         ("keyword__name", "keyword__is_faction"),
         leader__game_id=game_id,
     )
+    leader_face_keywords = defaultdict(list)
+    for pk, names in Face.objects.filter(leader__game_id=game_id).values_list("leader", "keywords"):
+        leader_face_keywords[pk] += names
     leader_printings = _sets(
         Printing, "leader_id", ("number", "set_id"), game_id=game_id, leader__isnull=False
     )
@@ -220,7 +228,9 @@ def _load(game_id: int) -> GameRules:
                 frozenset(leader_colours[pk]),
                 frozenset(word for word, is_faction in leader_keywords[pk] if is_faction),
                 frozenset(loyalty[pk]),
-                keywords=frozenset(word for word, _ in leader_keywords[pk]),
+                keywords=frozenset(
+                    [word for word, _ in leader_keywords[pk]] + leader_face_keywords[pk]
+                ),
                 **words.printed(
                     ",".join(number for number, _ in leader_printings[pk]),
                     ",".join(str(set_id) for _, set_id in leader_printings[pk]),

@@ -192,7 +192,7 @@ def card_face_svg(card: Card, game: Game) -> str:
     """The face of `card` (loaded with for_listing(); `game` with its stats prefetched, also as
     `card.game`) as a standalone SVG document."""
     colours = card.colour_list
-    keywords = [k.name for k in card.own_keywords]
+    keywords = [k.name for k in card.keyword_list]
     defs, frame, accent = _frame(colours)
     parts = []
 

@@ -641,19 +641,22 @@ def banlist_rules(data) -> dict[str, list[dict]]:
 # --- decks ------------------------------------------------------------------------------------
 
 
-def deck_text(fdk, names: Mapping[str, str] | Conversion) -> str:
+def deck_text(fdk, names: Mapping[str, str] | Conversion | None = None) -> str:
     """A fowsim deck (`.fdk`: `{"name", "ruler": number, "main": [number...], "stones": [...],
     "side": [...]}`, parsed or as text) as the deck text the site imports
-    (deckbuilder.services.parse_deck_text): the ruler's name on the first line, then one
-    `N Card Name` a line, each section under a header naming it (`Magic stone deck:`), cards in
-    the order they first appear, empty sections left out. Without a ruler there is no leader
+    (deckbuilder.services.parse_deck_text): the ruler's name (or number) on the first line,
+    then one `N Card Name` (or `N NUMBER`) a line, each section under a header naming it
+    (`Magic stone deck:`), cards in the order they first appear, empty sections left out.
+    Without a ruler there is no leader
     line and no `Main deck:` header, so that the first line is a card.
 
     `names` maps printing numbers to card and leader names (`Conversion.names()`, or the
-    Conversion itself). A number it does not hold is written as it is: the site's import then
-    names that line ("no card named ...")."""
+    Conversion itself). A number it does not hold is written as it is, which the site's import
+    reads as a printing number (and names the line if it is none); without `names`, every line
+    gives its number."""
     if isinstance(names, Conversion):
         names = names.names()
+    names = names or {}
     folded = {k.casefold(): v for k, v in names.items()}
 
     def name_of(number) -> str:

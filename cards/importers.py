@@ -82,9 +82,9 @@ from django.db.models import Prefetch
 from django.utils.text import slugify
 from rest_framework import serializers
 
-from . import services, signals
+from . import fowsim, services, signals
 from .api import CardSerializer, LeaderSerializer
-from .models import Card, CardSet, Game, Leader, Printing, printings_of_sets
+from .models import Card, CardSet, Format, Game, Leader, Printing, printings_of_sets
 from .text import MAX_DEPTH, problem
 
 FORMATS = ("json", "csv")
@@ -92,6 +92,7 @@ NUMBER_DIGITS = 18  # a number of a CSV cell longer than this is no cost, stat o
 # What a bad game definition raises while it is saved (services.save_game).
 DEFINITION_ERRORS = (ValueError, KeyError, TypeError, ValidationError, FieldError, IntegrityError)
 CARD, LEADER, SET = "card", "leader", "set"
+KINDS = ("", SET, LEADER, CARD)  # the order a report lists bad rows in
 
 CARD_FIELDS = (
     "slug",
@@ -164,11 +165,13 @@ class RowError(NamedTuple):
     row: int
     field: str
     message: str
-    kind: str = ""  # card, leader, or empty for a row that is neither
+    kind: str = ""  # card, leader, set, or empty for a row that is neither
+    name: str = ""  # the record's name (or code), when it has one
 
     def __str__(self):
         where = f"{self.kind} row" if self.kind else "row"
-        return f"{where} {self.row}, {self.field}: {self.message}"
+        named = f" ({self.name})" if self.name else ""
+        return f"{where} {self.row}{named}, {self.field}: {self.message}"
 
 
 @dataclass
@@ -183,7 +186,12 @@ class Record:
     csv: bool = False  # read from a CSV cell rather than a JSON record
 
     def error(self, field_name: str, message: str) -> None:
-        self.errors.append(RowError(self.row, field_name, message, self.kind))
+        self.errors.append(RowError(self.row, field_name, message, self.kind, self.name))
+
+    @property
+    def name(self) -> str:
+        name = self.data.get("name") or self.data.get("code") or ""
+        return name.strip()[:120] if isinstance(name, str) else ""
 
 
 @dataclass
@@ -195,6 +203,7 @@ class ImportData:
     cards: list[Record] = field(default_factory=list)
     errors: list[RowError] = field(default_factory=list)  # rows that are neither card nor leader
     sets: list[Record] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)  # what a source's conversion reported
 
     def records(self) -> dict:
         """What import_records takes of the file."""
@@ -217,10 +226,13 @@ class ImportReport:
     # Keywords the records name that the game does not have yet: the import creates them.
     new_keywords: list[str] = field(default_factory=list)
     sets_written: int = 0  # sets created or changed
+    partial: bool = False  # the good rows are written, the bad ones reported
+    # What a source's conversion could not map exactly (cards.fowsim), imported as read.
+    warnings: list[str] = field(default_factory=list)
 
     @property
     def written(self) -> bool:
-        return not self.dry_run and not self.errors
+        return not self.dry_run and (self.partial or not self.errors)
 
     @property
     def new_keywords_text(self) -> str:
@@ -232,8 +244,11 @@ class ImportReport:
 
     def summary(self) -> str:
         counts = f"{self.created} created, {self.updated} updated, {self.unchanged} unchanged"
-        if self.errors:
+        if self.errors and not (self.partial and not self.dry_run):
             return f"{len(self.errors)} bad row(s); nothing was written."
+        if self.errors:
+            refused = len({(e.kind, e.row) for e in self.errors})
+            counts += f"; {refused} row(s) refused ({len(self.errors)} problem(s) listed)"
         if self.dry_run:
             new = self.new_keywords_text
             check = f" It would create {new} — check their spelling." if new else ""
@@ -269,6 +284,97 @@ def read_file(source, fmt: str | None = None) -> ImportData:
     else:
         text = raw.removeprefix("\ufeff")
     return read_json(text) if fmt == "json" else read_csv(text)
+
+
+SOURCES = ("exchange", "fowsim")
+
+
+def read_fowsim(source, *, game: Game) -> ImportData:
+    """A file of the Force of Will community database (cards.fowsim) as the records of an
+    exchange file for `game`. What the conversion could not map exactly is in `warnings`,
+    record by record (the records are imported as read); rarities the game lacks are added to
+    it through `definition` (with the fowsim names of their codes)."""
+    raw = Path(source).read_bytes() if isinstance(source, str | Path) else source.read()
+    try:
+        text = raw.decode("utf-8-sig") if isinstance(raw, bytes) else raw
+    except UnicodeDecodeError:
+        raise ImportFileError("The file is not UTF-8 text.") from None
+    try:
+        conversion = fowsim.convert(load_json(text), game=game.slug, types=_type_names(game))
+    except fowsim.FowsimError as e:
+        raise ImportFileError(f"Not a fowsim file: {e}") from None
+    document = conversion.data
+    for record in (*document["leaders"], *document["cards"]):
+        for face in record.get("faces", []):  # a face's number is its front's (face_front)
+            face.pop("printings", None)
+    data = read_json(json.dumps(document))
+    data.warnings = [f"{p.id} ({p.name}), {p.kind}: {p.message}" for p in conversion.problems]
+    data.definition = _with_rarities(game, document)
+    known = {r.slug for r in game.rarities.all()}
+    for rarity in (data.definition or {}).get("rarities", []):
+        if rarity["slug"] not in known:
+            data.warnings.append(f"rarity {rarity['code']} ({rarity['name']}) is new: added")
+    return data
+
+
+def is_fowsim_banlist(document) -> bool:
+    """Whether a fowsim document is a ban list ([{"format_name", "cards", ...}])."""
+    return isinstance(document, list) and all(
+        isinstance(item, dict) and "format_name" in item for item in document
+    )
+
+
+def import_fowsim_banlist(*, game: Game, document, base: str = "constructed") -> list[Format]:
+    """Each format of a fowsim ban list as a format of `game`: the sections and rules of its
+    format `base` (else its default one), then the list's bans by printing number and its
+    combination bans. Matched by slug: an import again updates it."""
+    if not is_fowsim_banlist(document):
+        raise ImportFileError('Not a fowsim ban list: [{"format_name", "cards", ...}].')
+    model = game.formats.filter(slug=base).first() or game.default_format()
+    if model is None:
+        raise ImportFileError(f"{game.name} has no format to base the ban list on.")
+    saved = []
+    with transaction.atomic():
+        for name, rules in fowsim.banlist_rules(document).items():
+            data = model.as_data() | {"slug": slugify(name), "name": name, "default": False}
+            data["rules"] = [*model.rules, *rules]
+            data["notes"] = (
+                f"{model.name}, with the {name} ban list: the cards it bans (by printing number)"
+                " and the pairs it bans together."
+            )
+            try:
+                saved.append(services.save_format(game=game, data=data))
+            except ValidationError as e:
+                raise ImportFileError(f"The {name} ban list does not fit: {e}") from None
+    return saved
+
+
+def _type_names(game: Game) -> dict[str, str]:
+    """The game's card types, and its leaders' (a ruler is a leader, not a card type)."""
+    leader = {fowsim.LEADER_TYPE: game.leader_label} if game.leader_label else {}
+    return leader | dict(game.card_types.values_list("slug", "name"))
+
+
+def _with_rarities(game: Game, document: dict) -> dict | None:
+    """A definition of `game` adding the rarities its printings name that it lacks (by code or
+    slug, any case), or None when it has them all."""
+    rarities = list(game.rarities.values("slug", "name", "symbol", "code"))
+    known = {r["slug"].lower() for r in rarities} | {r["code"].lower() for r in rarities}
+    used = {
+        p["rarity"]
+        for record in (*document["leaders"], *document["cards"])
+        for p in record.get("printings", [])
+        if p.get("rarity")
+    }
+    new = sorted(code for code in used if code.lower() not in known)
+    if not new:
+        return None
+    rarities += [
+        {"slug": slugify(fowsim.RARITIES.get(code, code)) or slugify(code), "code": code,
+         "name": fowsim.RARITIES.get(code, code), "symbol": ""}
+        for code in new
+    ]  # fmt: skip
+    return {"slug": game.slug, "rarities": rarities}
 
 
 def load_json(text: str):
@@ -498,6 +604,7 @@ def import_records(
     errors: Iterable[RowError] = (),
     definition: dict | None = None,
     sets: Iterable[Record | dict] = (),
+    partial: bool = False,
 ) -> ImportReport:
     """Validate and upsert records (plain dicts of the API write shape, or read Records),
     after the game's `definition` (vocabulary and formats, services.save_game) if given.
@@ -508,7 +615,7 @@ def import_records(
     `Game.rules_version` is bumped once. A definition is saved first, in the same transaction,
     so that rows are checked against the vocabulary they come with; a bad row rolls it back too.
     """
-    report = ImportReport(dry_run=dry_run, errors=list(errors))
+    report = ImportReport(dry_run=dry_run, errors=list(errors), partial=partial)
     sets = [_as_record(SET, row, item) for row, item in enumerate(sets, 1)]
     leaders = [_as_record(LEADER, row, item) for row, item in enumerate(leaders, 1)]
     cards = [_as_record(CARD, row, item) for row, item in enumerate(cards, 1)]
@@ -524,12 +631,29 @@ def import_records(
         # The sets first, in the same transaction: the printings of the rows name them.
         _save_sets(game, sets, report)
         checked = _check(game, leaders, cards, report)
-        if not report.errors and not dry_run:
+        if partial:
+            checked = _without_bad_rows(checked, report)
+        if (partial or not report.errors) and not dry_run:
             _write(game, checked, report)
-        report.errors.sort(key=lambda e: e.row)
-        if report.errors or dry_run:
+        report.errors.sort(key=lambda e: (KINDS.index(e.kind) if e.kind in KINDS else 0, e.row))
+        if (report.errors and not partial) or dry_run:
             transaction.set_rollback(True)  # the definition, or a write refused midway
     return report
+
+
+def _without_bad_rows(checked: "Checked", report: ImportReport) -> "Checked":
+    """The rows to write of a partial import: those no problem names (a row may be found bad
+    after it was counted, by a check across rows)."""
+    bad = {(e.kind, e.row) for e in report.errors}
+    kept = []
+    for record, write in checked:
+        if (record.kind, record.row) not in bad:
+            kept.append((record, write))
+        elif (write.card if record.kind == CARD else write.leader) is None:
+            report.created -= 1
+        else:
+            report.updated -= 1
+    return kept
 
 
 def _save_sets(game: Game, records: list[Record], report: ImportReport) -> None:
@@ -545,26 +669,30 @@ def _save_sets(game: Game, records: list[Record], report: ImportReport) -> None:
         code, name = data.get("code"), data.get("name")
         for key, value in (("code", code), ("name", name)):
             if not isinstance(value, str) or not value.strip() or "\n" in value:
-                report.errors.append(RowError(record.row, key, "Required: one line of text.", SET))
+                report.errors.append(
+                    RowError(record.row, key, "Required: one line of text.", SET, record.name)
+                )
         group = data.get("group", "")
         if not isinstance(group, str) or "\n" in group:
-            report.errors.append(RowError(record.row, "group", "One line of text.", SET))
+            report.errors.append(
+                RowError(record.row, "group", "One line of text.", SET, record.name)
+            )
         released = data.get("released")
         if released not in (None, ""):
             try:
                 released = date.fromisoformat(str(released))
             except ValueError:
                 message = f"Not a date as YYYY-MM-DD: {released!r}."
-                report.errors.append(RowError(record.row, "released", message, SET))
+                report.errors.append(RowError(record.row, "released", message, SET, record.name))
         if isinstance(code, str) and code.strip():
             if code.strip().lower() in seen:
                 message = f"Duplicate of set row {seen[code.strip().lower()]}."
-                report.errors.append(RowError(record.row, "code", message, SET))
+                report.errors.append(RowError(record.row, "code", message, SET, record.name))
             seen.setdefault(code.strip().lower(), record.row)
         for key, most in (("code", 20), ("name", 120), ("group", 80)):
             if isinstance(data.get(key), str) and len(data[key]) > most:
                 message = f"At most {most} characters."
-                report.errors.append(RowError(record.row, key, message, SET))
+                report.errors.append(RowError(record.row, key, message, SET, record.name))
         if len(report.errors) > errors_before:
             continue
         values = {"code": code.strip(), "name": name.strip(), "group": group.strip()}
@@ -721,7 +849,8 @@ def _check_one(record: Record, instance, serializer, report: ImportReport):
     except serializers.ValidationError as e:
         data, problems = None, e.detail
     errors = record.errors + [
-        RowError(record.row, name, message, record.kind) for name, message in _flatten(problems)
+        RowError(record.row, name, message, record.kind, record.name)
+        for name, message in _flatten(problems)
     ]
     if errors:
         report.errors.extend(errors)
@@ -805,7 +934,7 @@ FACE_DEFAULTS = {"types": [], "cost": {}, "colours": [], "keywords": [], "stats"
 def _is_unchanged(instance, data: dict, game: Game) -> bool:
     for name, value in data.items():
         if name == "keywords":
-            current = {k.name.lower() for k in instance.own_keywords}
+            current = {k.name.lower() for k in instance.keyword_list}
             if current != {n.strip().lower() for n in value if n.strip()}:
                 return False
         elif name == "colours":
@@ -917,7 +1046,7 @@ def _leader_record(leader: Leader) -> dict:
         "slug": leader.slug,
         "name": leader.name,
         "colours": [c.slug for c in leader.colour_list],
-        "keywords": [k.name for k in leader.own_keywords],
+        "keywords": [k.name for k in leader.keyword_list],
         "loyalty": leader.loyalty,
         "text": leader.text,
         "image": leader.image,

@@ -30,6 +30,7 @@ letters are also compared with `casefold()` (registered by cards.apps; a scan of
 rows, only then). PostgreSQL's `lower()` folds every script (a UTF-8 locale).
 """
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
@@ -99,12 +100,22 @@ def any_case(queryset: QuerySet, name: str, texts: Iterable[str]) -> QuerySet:
     return queryset.alias(_lower=Lower(name)).filter(condition)
 
 
+# A back side's number: its front's and a mark (Force of Will: CMF-005J, RDE-060J^, BFA-076^).
+_BACK = re.compile(r"^(?P<front>.*\d)(?:J\^|\^|J|\*)$", re.IGNORECASE)
+
+
 def printings(game: Game, numbers: Iterable[str]) -> dict[str, Printing]:
     """The game's printings with these numbers, any case, with their card or leader: one query.
-    Keyed by the number casefolded."""
+    Keyed by the number casefolded; a back side's number (CMF-005J) finds its front's printing
+    too, under its own key."""
     numbers = {n.strip() for n in numbers if n and len(n.strip()) <= NUMBER_LENGTH}
-    rows = any_case(Printing.objects.filter(game=game), "number", numbers)
-    return {p.number.casefold(): p for p in rows.select_related("card", "leader")}
+    fronts = {n: m["front"] for n in numbers if (m := _BACK.match(n))}
+    rows = any_case(Printing.objects.filter(game=game), "number", numbers | set(fronts.values()))
+    found = {p.number.casefold(): p for p in rows.select_related("card", "leader")}
+    for number, front in fronts.items():
+        if number.casefold() not in found and front.casefold() in found:
+            found[number.casefold()] = found[front.casefold()]
+    return found
 
 
 def _by_name(model, game: Game, texts: set[str]) -> dict[str, Card | Leader]:

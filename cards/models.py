@@ -7,6 +7,7 @@ keywords of which some are factions); cards and leaders use only their own game'
 import bisect
 import functools
 import html
+import json
 import re
 from typing import NamedTuple
 
@@ -694,9 +695,9 @@ class CardQuerySet(DressedQuerySet):
         return self.filter(condition)
 
     def with_keyword(self, keyword):
-        return self.filter(
-            Exists(Card.keywords.through.objects.filter(card=OuterRef("pk"), keyword=keyword))
-        )
+        """Cards with the keyword, on their front or on another face."""
+        own = Exists(Card.keywords.through.objects.filter(card=OuterRef("pk"), keyword=keyword))
+        return self.filter(Q(own) | face_keyword_q(keyword.name))
 
     def usable_by(self, leader: "Leader", fmt: "Format | None" = None):
         """Cards that `leader` may put in a deck of `fmt` (default: the game's default format),
@@ -754,10 +755,11 @@ def requirement_q(wanted, game: "Game") -> Q:
         ids = {k.name.casefold(): k.pk for k in game.keyword_list}
 
         def having(name: str) -> Q:
+            on_face = face_keyword_q(name)
             if name.casefold() not in ids:
-                return Q(pk__in=[])  # no card has a keyword the game does not know
+                return on_face  # no card's own keyword: the game does not know it
             rows = Card.keywords.through.objects.filter(card=OuterRef("pk"))
-            return Q(Exists(rows.filter(keyword_id=ids[name.casefold()])))
+            return Q(Exists(rows.filter(keyword_id=ids[name.casefold()]))) | on_face
 
         condition = Q()
         for name in wanted.forbidden:
@@ -894,11 +896,6 @@ class Card(models.Model):
         return [self.type, *self.more_type_list]
 
     @property
-    def own_keywords(self) -> list["Keyword"]:
-        """Its keywords but those only its other faces have (see Face)."""
-        return own_keywords(self)
-
-    @property
     def given_colours(self) -> list["Colour"]:
         """Its colours that its cost does not pay (a ruler's, a 0-cost rune's)."""
         cost = self.cost or {}
@@ -917,7 +914,7 @@ class Card(models.Model):
             "rarity": self.rarity.slug if self.rarity_id else None,
             "cost": self.cost or {},
             "stats": self.stats or {},
-            "keywords": [k.name for k in self.own_keywords],
+            "keywords": [k.name for k in self.keyword_list],
             "faces": [f.as_record() for f in self.face_list],
             "loyalty": self.loyalty,
             "condition": self.condition,
@@ -961,7 +958,7 @@ class Card(models.Model):
             colours=frozenset(c.slug for c in self.colour_list),
             factions=frozenset(k.name for k in keywords if k.is_faction),
             type=self.type.slug,
-            keywords=frozenset(k.name for k in keywords),
+            keywords=frozenset([k.name for k in keywords] + face_keywords(self)),
             loyalty=(self.loyalty_faction.name, self.loyalty_points)
             if self.loyalty_faction_id
             else None,
@@ -1014,11 +1011,9 @@ class Card(models.Model):
             self.colour_count = len(colours)
 
 
-def own_keywords(obj) -> list:
-    """A card's or leader's keywords but those that only its other faces have: its keywords
-    relation holds every face's (rules read them all), each face names its own."""
-    on_faces = {name.casefold() for face in obj.face_list for name in face.keywords}
-    return [k for k in obj.keyword_list if k.name.casefold() not in on_faces]
+def face_keywords(obj) -> list[str]:
+    """The keyword names of a card's or leader's other faces: rules read them as its own."""
+    return [name for face in obj.face_list for name in face.keywords]
 
 
 def printed(printings) -> dict:
@@ -1086,11 +1081,6 @@ class Leader(models.Model):
     face_list = held("faces")
 
     @property
-    def own_keywords(self) -> list["Keyword"]:
-        """Its keywords but those only its other faces have (see Face)."""
-        return own_keywords(self)
-
-    @property
     def factions(self):
         return [k for k in self.keyword_list if k.is_faction]
 
@@ -1106,7 +1096,7 @@ class Leader(models.Model):
             colours=frozenset(c.slug for c in self.colour_list),
             factions=frozenset(k.name for k in self.factions),
             loyalty=frozenset(self.loyalty.items()),
-            keywords=frozenset(k.name for k in self.keyword_list),
+            keywords=frozenset([k.name for k in self.keyword_list] + face_keywords(self)),
             **printed(self.printing_list),
         )
 
@@ -1248,8 +1238,9 @@ class Printing(models.Model):
 
 class Face(models.Model):
     """Another face of a card or a leader (a ruler's J-ruler, the back of a double-faced
-    chant): its own name, types, cost, colours, keywords, stats and text. Its keywords are its
-    card's too (rules read those of every face); its types count for its card."""
+    chant): its own name, types, cost, colours, keywords, stats and text. Rules read its
+    keywords and types as its card's too (the engine's CardInfo; the database through
+    `face_keyword_q`)."""
 
     game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="faces")
     card = models.ForeignKey(
@@ -1301,6 +1292,13 @@ class Face(models.Model):
             "stats": dict(self.stats),
             "text": self.text,
         }
+
+
+def face_keyword_q(name: str) -> Q:
+    """Cards one of whose other faces has the keyword `name` (any case): its JSON list holds
+    the name in quotes (a name's own quotes and backslashes are escaped there as here)."""
+    quoted = json.dumps(name, ensure_ascii=False)
+    return Q(Exists(Face.objects.filter(card=OuterRef("pk"), keywords__icontains=quoted)))
 
 
 def printed_in_q(set_ids, owner: str = "card") -> Q:

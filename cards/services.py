@@ -190,15 +190,13 @@ def save_cards(*, game: Game, writes: Iterable[CardWrite]) -> list[Card]:
     the name, the game's only card type, the cost in the game's order and its total, colours
     from the cost where the game derives them, with those given beside it), its
     `colour_count`, its other types and faces, and its keywords with the faction of its
-    loyalty and its faces' keywords among them."""
+    loyalty among them."""
     writes = [w._replace(keywords=list(w.keywords)) for w in writes]
     if not writes:
         return []
     vocabulary = Game.objects.prefetch_related("colours", "card_types").get(pk=game.pk)
     types, domains = vocabulary.type_list[:2], vocabulary.domains()
-    kept_faces = _face_keywords([w.card.pk for w in writes if w.card and w.faces is None])
-    face_names = [n for w in writes for f in w.faces or () for n in f.get("keywords", ())]
-    found = _keywords(game=game, names=[*(n for w in writes for n in w.keywords), *face_names])
+    found = _keywords(game=game, names=(n for w in writes for n in w.keywords))
     kept_colours = _colours_beside_cost(
         [w.card for w in writes if w.card and w.colours is None], vocabulary
     )
@@ -210,7 +208,7 @@ def save_cards(*, game: Game, writes: Iterable[CardWrite]) -> list[Card]:
         card.derive(vocabulary, types)  # as Card.save, which bulk writes do not call
         if write.faces is not None:
             card.face_names = "\n".join(face["name"] for face in write.faces)
-        chosen = _keyword_pks(found, [*write.keywords, *_names_on_faces(card, write, kept_faces)])
+        chosen = _keyword_pks(found, write.keywords)
         if card.loyalty_faction_id:
             chosen.append(card.loyalty_faction_id)
         beside = kept_colours.get(card.pk, []) if write.colours is None else write.colours
@@ -238,17 +236,6 @@ def save_cards(*, game: Game, writes: Iterable[CardWrite]) -> list[Card]:
     _written(cards)
     signals.written(game_id=game.pk, cards=updated)
     return cards
-
-
-def _face_keywords(ids: list[int], owner: str = "card") -> dict[int, list[dict]]:
-    """{pk: [{"keywords": [...]}, ...]} of these cards' (or leaders') faces: one query, none
-    for none."""
-    found: dict[int, list[dict]] = {}
-    if ids:
-        rows = Face.objects.filter(**{f"{owner}_id__in": ids})
-        for pk, names in rows.values_list(f"{owner}_id", "keywords"):
-            found.setdefault(pk, []).append({"keywords": names})
-    return found
 
 
 def _colours_beside_cost(cards: list[Card], game: Game) -> dict[int, list[Colour]]:
@@ -311,11 +298,7 @@ def save_leaders(*, game: Game, writes: Iterable[LeaderWrite]) -> list[Leader]:
     writes = [w._replace(keywords=list(w.keywords), colours=list(w.colours)) for w in writes]
     if not writes:
         return []
-    kept_faces = _face_keywords(
-        [w.leader.pk for w in writes if w.leader and w.faces is None], owner="leader"
-    )
-    face_names = [n for w in writes for f in w.faces or () for n in f.get("keywords", ())]
-    found = _keywords(game=game, names=[*(n for w in writes for n in w.keywords), *face_names])
+    found = _keywords(game=game, names=(n for w in writes for n in w.keywords))
     leaders = []
     for write in writes:
         leader = write.leader or Leader(game=game)
@@ -330,8 +313,7 @@ def save_leaders(*, game: Game, writes: Iterable[LeaderWrite]) -> list[Leader]:
     _replace(
         Leader.keywords,
         {
-            leader.pk: _keyword_pks(found, [*w.keywords, *_names_on_faces(leader, w, kept_faces)])
-            + [f.pk for f in w.loyalty or ()]
+            leader.pk: _keyword_pks(found, w.keywords) + [f.pk for f in w.loyalty or ()]
             for leader, w in pairs
         },
     )
@@ -353,12 +335,6 @@ def save_leaders(*, game: Game, writes: Iterable[LeaderWrite]) -> list[Leader]:
     _written(leaders)
     signals.written(game_id=game.pk, leaders=updated)
     return leaders
-
-
-def _names_on_faces(obj, write, kept: dict) -> list[str]:
-    """The keyword names of the faces a write gives, or of those `obj` keeps."""
-    faces = write.faces if write.faces is not None else kept.get(obj.pk, [])
-    return [name for face in faces for name in face.get("keywords", ())]
 
 
 GAME_FIELDS = (

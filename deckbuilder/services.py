@@ -18,7 +18,7 @@ from django.db.models import F, Prefetch, Q
 from django.http import Http404
 from django.utils import timezone
 
-from cards import legality, matching, vocabulary
+from cards import fowsim, legality, matching, vocabulary
 from cards.models import Card, Format, Game, Leader, hold, printings_of_sets
 
 from . import history
@@ -552,6 +552,16 @@ def _lines(numbers: list[int]) -> str:
     return f"lines {numbers[0]}\u2013{numbers[-1]}"
 
 
+def _fdk_as_text(text: str) -> str:
+    """A fowsim deck file's text as deck text; any other text as it is."""
+    if not text.lstrip().startswith("{"):
+        return text
+    try:
+        return fowsim.deck_text(text)
+    except (fowsim.FowsimError, ValueError, RecursionError):
+        return text  # not a deck file: its lines are reported as bad lines
+
+
 def parse_deck_text(*, game: Game, fmt: Format, text: str) -> ParsedDeck:
     """Read the export format back; every bad line is reported by number (TextImportError).
 
@@ -560,7 +570,11 @@ def parse_deck_text(*, game: Game, fmt: Format, text: str) -> ParsedDeck:
     printing named is kept for the entry. All names are matched at once: a constant number of
     queries, whatever the size of the text or of the pool. After a header naming a section the
     format lacks, no line goes into any section until the next known header: the header's
-    error says how many lines that left out, and their own errors are still reported."""
+    error says how many lines that left out, and their own errors are still reported.
+
+    A Force of Will deck file of the community database (`.fdk`: JSON of printing numbers) is
+    read as the deck text it stands for (cards.fowsim.deck_text)."""
+    text = _fdk_as_text(text)
     lines = [(n, line.strip()) for n, line in enumerate(text.splitlines(), 1)]
     lines = [(n, line) for n, line in lines if line and not line.startswith("#")]
     if not lines:

@@ -67,7 +67,7 @@ def test_import_cards_reports_each_bad_row_and_writes_nothing(game, tmp_path):
     with pytest.raises(CommandError, match="2 bad row"):
         call_command("import_cards", str(path), stdout=io.StringIO(), stderr=err)
     lines = err.getvalue().splitlines()
-    assert lines[0].startswith("card row 2, cost: Unknown domain 'air'")
+    assert lines[0].startswith("card row 2 (Gust), cost: Unknown domain 'air'")
     assert lines[1].startswith("card row 3, name: ")
     assert not Card.objects.filter(slug="ember").exists()
 
@@ -211,6 +211,6 @@ def test_load_sample_data_fails_loudly_on_a_bad_record_and_writes_nothing(
     write_json(tmp_path, sample, name="tiny.json")
     monkeypatch.setattr(load_sample_data, "SAMPLE_DIR", tmp_path)
 
-    with pytest.raises(CommandError, match="card row 2, rarity"):
+    with pytest.raises(CommandError, match=r"card row 2 \(Bad\), rarity"):
         call("load_sample_data")
     assert not Game.objects.filter(slug="tiny").exists()

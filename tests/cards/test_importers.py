@@ -166,7 +166,7 @@ def test_a_json_file_with_one_bad_row_writes_nothing_and_names_the_row(game):
     assert not report.written
     assert [(e.kind, e.row, e.field) for e in report.errors] == [("card", 3, "cost")]
     assert "Unknown domain 'air'" in report.errors[0].message
-    assert str(report.errors[0]).startswith("card row 3, cost: Unknown domain 'air'")
+    assert str(report.errors[0]).startswith("card row 3 (Bad Cost), cost: Unknown domain 'air'")
     assert snapshot(game) == before
     assert not Card.objects.filter(slug="sapling-wall").exists()
 
