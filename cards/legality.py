@@ -332,7 +332,7 @@ def _copy_limit(params, fmt: Format, leader, deck):
             sections.setdefault(key, set()).add(entry.section)
     where = ""
     if len(across) < len(fmt.slugs):
-        where = " in " + " and ".join(fmt.where(s) for s in across)
+        where = " in " + _both([fmt.where(s) for s in across])
     for key, n in copies.items():
         card = first[key]
         limit = _limit(params, card)
@@ -452,17 +452,31 @@ def _gate_reason(params, fmt: Format, leader) -> str:
     return reason if leader is None else f"{reason} {leader.name} does not have it."
 
 
-def closed_sections(fmt: Format, leader: LeaderInfo | None) -> dict[str, str]:
+def closed_sections(
+    fmt: Format, leader: LeaderInfo | None, *, short: bool = False
+) -> dict[str, str]:
     """The sections a `section_gate` closes for `leader` (with none chosen: every gated one),
-    each with why, in format order; for the builder to hide or explain them."""
+    each with why, in format order; for the builder to hide or explain them. `short`: the
+    reason as a few words to follow the section's name ("needs a Ruler with Divinity")."""
     keywords = _leader_keywords(leader)
-    reasons: dict[str, list[str]] = {}
+    gates: dict[str, list[dict]] = {}
     for rule in fmt.rules:
         if rule["rule"] == "section_gate" and (
             leader is None or rule["keyword"].casefold() not in keywords
         ):
-            reasons.setdefault(rule["deck"], []).append(_gate_reason(rule, fmt, leader))
-    return {s: " ".join(reasons[s]) for s in fmt.slugs if s in reasons}
+            gates.setdefault(rule["deck"], []).append(rule)
+    if short:
+        needed = {s: list(dict.fromkeys(rule["keyword"] for rule in gates[s])) for s in gates}
+        return {
+            s: f"needs {_a(fmt.leader_label)} with {_both(needed[s])}"
+            for s in fmt.slugs
+            if s in gates
+        }
+    return {
+        s: " ".join(_gate_reason(rule, fmt, leader) for rule in gates[s])
+        for s in fmt.slugs
+        if s in gates
+    }
 
 
 def _type_limit_noun(params, fmt: Format, n: int) -> str:
@@ -480,7 +494,7 @@ def _type_limit(params, fmt: Format, leader, deck):
         held = {e.section for e in counted}
         inside = ""
         if len(across) < len(fmt.slugs):
-            inside = " in " + " and ".join(fmt.where(s) for s in across)
+            inside = " in " + _both([fmt.where(s) for s in across])
         yield Problem(
             "type_limit",
             f"At most {_type_limit_noun(params, fmt, params['max'])}{inside}; the deck has"
@@ -1144,7 +1158,7 @@ def describe(rule: Mapping, fmt: Format) -> str:
         return f"{_cap(where)} holds {wanted}."
     if kind == "copy_limit":
         across = rule.get("across") or fmt.slugs
-        counted = " and ".join(fmt.where(s) for s in across)
+        counted = _both([fmt.where(s) for s in across])
         if rule.get("by") == "rarity" and rule.get("limits"):
             parts = [f"{r} {_plural(n, 'copy', 'copies')}" for r, n in rule["limits"].items()]
             text = "Copies of a card with the same name, by rarity: " + ", ".join(parts)
@@ -1154,7 +1168,9 @@ def describe(rule: Mapping, fmt: Format) -> str:
             text = f"At most {_plural(rule['default'], 'copy', 'copies')} of a card name"
         else:
             text = "Any number of copies of a card name"
-        if len(across) < len(fmt.slugs) or len(fmt.slugs) > 1:
+        if len(across) == 1 and len(fmt.slugs) > 1:
+            text += f" in {counted}"
+        elif len(across) < len(fmt.slugs) or len(fmt.slugs) > 1:
             text += f", counted across {counted}"
         for keyword, n in (rule.get("overrides") or {}).items():
             text += f"; a card with the keyword {keyword} may have {n}"
@@ -1208,14 +1224,14 @@ def describe(rule: Mapping, fmt: Format) -> str:
         text = f"At most {_type_limit_noun(rule, fmt, rule['max'])}"
         across = rule.get("across") or fmt.slugs
         if len(across) < len(fmt.slugs):
-            text += " in " + " and ".join(fmt.where(s) for s in across)
+            text += " in " + _both([fmt.where(s) for s in across])
         return text + "."
     if kind == "exclusive_keywords":
         mixes = [f"{a} cards with {b} cards" for a, b in rule["pairs"]]
         text = f"A deck may not mix {', nor '.join(mixes)}"
         across = rule.get("across") or fmt.slugs
         if len(across) < len(fmt.slugs):
-            text += " in " + " and ".join(fmt.where(s) for s in across)
+            text += " in " + _both([fmt.where(s) for s in across])
         return f"{text}; the {fmt.leader_label}'s keywords count too."
     if kind == "pool":
         return (

@@ -1147,7 +1147,7 @@ class CardSet(models.Model):
     released = models.DateField(null=True, blank=True)
 
     class Meta:
-        ordering = [F("released").asc(nulls_last=True), "code"]
+        ordering = [F("released").asc(nulls_last=True), "pk"]  # undated: as they were added
         verbose_name = "set"
         constraints = [
             models.UniqueConstraint(Lower("code"), "game", name="set_unique_code"),

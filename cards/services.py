@@ -284,9 +284,10 @@ def save_leader(
     keywords: Iterable[str],
     loyalty: Mapping[Keyword, int] | None = None,
     leader: Leader | None = None,
+    faces: list[dict] | None = None,
 ) -> Leader:
     """Create or update one leader: save_leaders of one."""
-    write = LeaderWrite(fields, colours, keywords, loyalty, leader)
+    write = LeaderWrite(fields, colours, keywords, loyalty, leader, faces=faces)
     return save_leaders(game=game, writes=[write])[0]
 
 

@@ -56,7 +56,8 @@ def deck_stats(entries, game) -> list[dict]:
                 domains[colour] = domains.get(colour, 0) + amount * n
         if not card_colours:
             colourless += n
-        types[card.type] = types.get(card.type, 0) + n
+        for kind in card.type_list:  # a chant that is also a rune counts under both
+            types[kind] = types.get(kind, 0) + n
         if card.rarity is not None:
             rarities[card.rarity] = rarities.get(card.rarity, 0) + n
 

@@ -142,16 +142,34 @@ def _not_legal(error: services.DeckNotLegal | None, cards_by_slug: dict, deck: D
     }
 
 
-def _sections(deck: Deck, entries) -> list[dict]:
-    """The deck's sections in format order, each with its entries (by name), card count and
-    the count its format asks for ("40–60")."""
+def _closed(deck: Deck, leader=...) -> dict[str, str]:
+    """The deck sections a `section_gate` of the format closes to the deck's leader (given, or
+    read when needed), each with why in a few words ("needs a Ruler with Divinity"):
+    legality.closed_sections."""
     engine = deck.format.engine()
+    if not any(rule["rule"] == "section_gate" for rule in engine.rules):
+        return {}
+    if leader is ...:
+        leader = _leader(deck)
+    info = vocabulary.of(deck.game).leader_info(leader) if leader else None
+    return legality.closed_sections(engine, info, short=True)
+
+
+def _sections(deck: Deck, entries, closed: dict[str, str] | None = None) -> list[dict]:
+    """The deck's sections in format order, each with its entries (by name), card count and
+    the count its format asks for ("40–60"). A section `closed` to the leader (_closed) is left
+    out while it is empty; holding cards (the leader changed), it shows, and the deck's
+    section_closed problem says why."""
+    engine = deck.format.engine()
+    closed = closed or {}
     by_section: dict[str, list] = {}
     for entry in entries:
         by_section.setdefault(entry.section, []).append(entry)
     sections = []
     for section in deck.format.sections:
         rows = sorted(by_section.get(section["slug"], []), key=lambda e: e.card.name.casefold())
+        if section["slug"] in closed and not rows:
+            continue
         sections.append(
             {
                 **section,
@@ -197,7 +215,9 @@ def _panel_context(deck: Deck, entries, error=None, request=None) -> dict:
     for entry in entries:
         entry.card.game = deck.game  # the game with its vocabulary prefetched
     cards_by_slug = {e.card.slug: e.card for e in entries}
-    sections = _sections(deck, entries)
+    closed = _closed(deck)
+    sections = _sections(deck, entries, closed)
+    names = {s["slug"]: s["name"] for s in deck.format.sections}
     return {
         "hand": _sample_hand(request, deck, sections) if request else None,
         "deck": deck,
@@ -205,6 +225,9 @@ def _panel_context(deck: Deck, entries, error=None, request=None) -> dict:
         "format": deck.format,
         "entries": entries,
         "sections": sections,
+        # where the builder offers to add cards, and the sections closed to the leader
+        "open_sections": [s for s in deck.format.sections if s["slug"] not in closed],
+        "closed_sections": [{"name": names[s], "reason": why} for s, why in closed.items()],
         "several_sections": len(sections) > 1,
         "size": sections[0]["size"] if len(sections) == 1 else "",
         "problems": _named(deck.problems, cards_by_slug, deck.game),
@@ -212,11 +235,15 @@ def _panel_context(deck: Deck, entries, error=None, request=None) -> dict:
     }
 
 
-def _card_rows(cards, *, deck: Deck, entries, leader: Leader | None) -> list[Card]:
+def _card_rows(
+    cards, *, deck: Deck, entries, leader: Leader | None, keep: str | None = None
+) -> list[Card]:
     """Attach to each listed card what the builder shows: a control per deck section it may go
     in (its count there and the copy limit), why the leader may not use it, and the deck's
-    problems about it."""
+    problems about it. A section closed to the leader (_closed) is offered to no card; one that
+    holds the card still shows its count, as does the section `keep` (the one just changed)."""
     engine = deck.format.engine()
+    closed = _closed(deck, leader)
     counts = {(e.card_id, e.section): e.count for e in entries}
     names = {s["slug"]: s["name"] for s in deck.format.sections}
     deck_problems: dict[str, list[str]] = {}
@@ -229,7 +256,7 @@ def _card_rows(cards, *, deck: Deck, entries, leader: Leader | None) -> list[Car
         card.game = deck.game
         info = card.info()
         held = {s for (pk, s) in counts if pk == card.pk}
-        allowed = legality.allowed_sections(engine, info)
+        allowed = [s for s in legality.allowed_sections(engine, info) if s not in closed]
         card.slots = [
             {
                 "section": slug,
@@ -239,7 +266,7 @@ def _card_rows(cards, *, deck: Deck, entries, leader: Leader | None) -> list[Car
                 "allowed": slug in allowed,
             }
             for slug in engine.slugs
-            if slug in allowed or slug in held
+            if slug in allowed or slug in held or slug == keep
         ]
         card.in_deck = sum(slot["count"] for slot in card.slots)
         card.unusable = (
@@ -376,16 +403,15 @@ def _change_count(request, share_id: str):
         shown = next((e.card for e in entries if e.card_id == card.pk), None)
         if shown is None:  # no longer in the deck
             shown = Card.objects.filter(pk=card.pk).for_listing(vocabulary.of(deck.game)).get()
-        [row] = _card_rows([shown], deck=deck, entries=entries, leader=leader)
+        # the section changed keeps its count in the row (0 once emptied), to be swapped
+        [row] = _card_rows([shown], deck=deck, entries=entries, leader=leader, keep=section)
         row.changed = section
         row.shown = row.slug in request.POST.getlist("shown")
         cards_by_slug = {e.card.slug: e.card for e in entries} | {row.slug: row}
         context = {
             **_panel_context(deck, entries, _not_legal(error, cards_by_slug, deck), request),
             "card": row,
-            "changed_section": next(s for s in row.slots if s["section"] == section)
-            if any(s["section"] == section for s in row.slots)
-            else None,
+            "changed_section": next(s for s in row.slots if s["section"] == section),
             "action_url": request.get_full_path(),
         }
         response = render(request, "deckbuilder/partials/count_response.html", context)

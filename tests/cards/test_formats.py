@@ -174,7 +174,8 @@ def test_admin_format_page_refuses_a_bad_rule_with_the_reason_and_saves_nothing(
 
     assert response.status_code == 200
     errors = response.context["adminform"].form.errors
-    assert "Rule 9 (section_types): bad value for 'types'" in " ".join(errors["rules"])
+    number = len(bad)  # the rule added last
+    assert f"Rule {number} (section_types): bad value for 'types'" in " ".join(errors["rules"])
     assert "bad value for &#x27;types&#x27;" in response.content.decode()
     assert formats_state(fmt.game) == before
 

@@ -6,6 +6,7 @@ CardInfo / LeaderInfo by hand.
 """
 
 import json
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -143,13 +144,22 @@ def test_example_fow_3_in_main_and_2_in_side_is_copy_limit_across_main_and_side(
     deck = [*resonators(9, 4), (twice, 3, "main"), (card("One", "chant"), 1, "main")]
     deck += [(BASIC_STONE, 10, "stones"), (twice, 2, "side")]
     report = legality.check(fmt, RULER, deck)
-    assert report.section_counts == {"main": 40, "stones": 10, "side": 2}
+    assert {s: report.section_counts[s] for s in ("main", "stones", "side")} == {
+        "main": 40,
+        "stones": 10,
+        "side": 2,
+    }
     # the copies lie in two sections: the problem names none
     assert triples(report) == [("copy_limit", twice.slug, None)]
-    assert report.problems[0].ref == "9.8"
-    assert "at most 4 copies in the Main deck and the Side deck, deck has 5" in (
-        report.problems[0].message
+    # Constructed counts the extra deck and the rune deck too (CR 404.1): its own section
+    constructed = fmt.slug == "constructed"
+    assert report.problems[0].ref == ("9.8.1" if constructed else "9.8")
+    where = (
+        "the Main deck, the Side deck, the Extra deck and the Rune deck"
+        if constructed
+        else "the Main deck and the Side deck"
     )
+    assert f"at most 4 copies in {where}, deck has 5" in report.problems[0].message
 
 
 def test_example_fow_magic_stone_in_main_is_wrong_section(fow):
@@ -292,9 +302,23 @@ def test_sample_formats_are_the_documented_defaults():
         *["section_types"] * 2,
         *["copy_limit"] * 2,
     ]
-    assert CASUAL.slugs == CONSTRUCTED.slugs == ["main", "stones", "side"]
-    differ = [(a, b) for a, b in zip(CASUAL.rules, CONSTRUCTED.rules, strict=True) if a != b]
-    assert [(a["deck"], a["min"], b["min"], b["max"]) for a, b in differ] == [("side", 0, 1, 15)]
+    assert CASUAL.slugs == ["main", "stones", "side"]
+    # Constructed: CR 12.7 402-404 in full, the extra, rune and stranger decks too (formats.md)
+    assert CONSTRUCTED.slugs == ["main", "stones", "side", "extra", "runes", "stranger"]
+    kinds = Counter(r["rule"] for r in CONSTRUCTED.rules)
+    assert kinds == {
+        "leader_required": 1,
+        "deck_size": 6,
+        "section_gate": 3,
+        "section_types": 5,
+        "copy_limit": 5,
+        "type_limit": 1,
+        "exclusive_keywords": 1,
+    }
+    casual_rules = [r for r in CASUAL.rules if r.get("deck") != "side"]
+    assert all(r in CONSTRUCTED.rules for r in casual_rules if r["rule"] != "copy_limit")
+    side = [r for r in CONSTRUCTED.rules if r["rule"] == "deck_size" and r["deck"] == "side"]
+    assert [(r["min"], r["max"]) for r in side] == [(1, 15)]
     assert [r["rule"] for r in OGAM.rules] == ["deck_size", "copy_limit", "requires_type"]
     assert {"rule": "colour_identity", "mode": "shares", "section": "3.5"} in BERSERK.rules
     assert {"rule": "loyalty_gate", "section": "5.5"} in IRDYA.rules

@@ -327,13 +327,31 @@ def section_target(fmt, section: str) -> int:
     return max(lows, default=0)
 
 
+def one_side_of_each_pair(fmt, pool) -> list:
+    """`pool` without the cards of the second keyword of each exclusive_keywords pair when it
+    holds cards of both sides (a leader with one side already leaves none of the other)."""
+    for rule in fmt.rules:
+        if rule["rule"] != "exclusive_keywords":
+            continue
+        for first, second in rule["pairs"]:
+
+            def has(card, keyword):
+                return keyword.casefold() in {k.casefold() for k in card.keywords}
+
+            if any(has(c, first) for c in pool) and any(has(c, second) for c in pool):
+                pool = [c for c in pool if not has(c, second)]
+    return pool
+
+
 def build_deck(fmt, pool) -> list:
     """A deck from `pool` (CardInfo), built greedily section by section: the copies each section
     needs for its required types, then cards without a copy limit, then the rest one copy at a
     time in turn, never past a copy limit of the engine (counted across the sections each
-    copy_limit rule and the ban list name)."""
+    copy_limit rule and the ban list name), with one side of each pair of keywords that may not
+    share a deck."""
     from cards import legality
 
+    pool = one_side_of_each_pair(fmt, pool)
     counts = Counter()
 
     def size(section, kind=None):
@@ -625,18 +643,118 @@ def test_default_formats_are_those_of_formats_md(loaded, slug):
             assert rule.get("mode", "subset") == "subset"
 
 
-def test_force_of_will_constructed_differs_from_casual_only_in_the_side_deck(loaded):
+def test_the_deck_builder_of_these_tests_keeps_one_side_of_each_exclusive_pair():
+    from cards import legality
+
+    fmt = legality.Format.from_data(
+        {
+            "sections": [{"slug": "main", "name": "Deck"}],
+            "rules": [{"rule": "exclusive_keywords", "pairs": [["Tales", "Villains"]]}],
+        }
+    )
+    tale, villain, plain = (
+        legality.CardInfo(slug, slug, keywords=frozenset(words))
+        for slug, words in (("t", {"tales"}), ("v", {"Villains"}), ("p", set()))
+    )
+    assert one_side_of_each_pair(fmt, [tale, villain, plain]) == [tale, plain]
+    assert one_side_of_each_pair(fmt, [villain, plain]) == [villain, plain]
+
+
+# Force of Will Constructed as formats.md gives it (CR 12.7 402-404): the sections and the rules
+# beyond Casual's, with the parameters formats.md names.
+FOW_CONSTRUCTED_SECTIONS = [
+    ("main", "Main deck"),
+    ("stones", "Magic stone deck"),
+    ("side", "Side deck"),
+    ("extra", "Extra deck"),
+    ("runes", "Rune deck"),
+    ("stranger", "Stranger deck"),
+]
+MAIN_TYPES = ["resonator", "chant", "addition", "regalia"]
+FOW_CONSTRUCTED_RULES = [
+    ("leader_required", {}),
+    ("deck_size", {"deck": "main", "min": 40, "max": 60}),
+    ("deck_size", {"deck": "stones", "min": 10, "max": 20}),
+    ("deck_size", {"deck": "side", "min": 1, "max": 15}),
+    ("deck_size", {"deck": "extra", "min": 0, "max": 5}),
+    ("deck_size", {"deck": "runes", "sizes": [0, 5]}),
+    ("deck_size", {"deck": "stranger", "sizes": [0, 10]}),
+    ("section_gate", {"deck": "extra", "keyword": "Grimoire"}),
+    ("section_gate", {"deck": "runes", "keyword": "Divinity"}),
+    ("section_gate", {"deck": "stranger", "keyword": "Stranger"}),
+    ("section_types", {"deck": "main", "types": MAIN_TYPES}),
+    ("section_types", {"deck": "stones", "types": ["magic-stone"]}),
+    ("section_types", {"deck": "extra", "types": MAIN_TYPES}),
+    ("section_types", {"deck": "runes", "types": ["rune", "master-rune"]}),
+    ("section_types", {"deck": "stranger", "types": MAIN_TYPES}),
+    ("copy_limit", {"by": "name", "default": 4, "across": ["main", "side", "extra", "runes"]}),
+    ("copy_limit", {"by": "name", "default": 4, "across": ["stones", "side"],
+                    "unlimited": {"keyword": "Basic"}}),
+    ("copy_limit", {"by": "name", "default": 1, "across": ["extra"]}),
+    ("copy_limit", {"by": "name", "default": 1, "across": ["runes"]}),
+    ("copy_limit", {"by": "name", "default": 2, "across": ["stranger"]}),
+    ("type_limit", {"across": ["runes"], "type": "master-rune", "max": 1}),
+    ("exclusive_keywords", {"pairs": [["Tales", "Villains"], ["Will of Hope", "Will of Despair"]]}),
+]  # fmt: skip
+
+
+def test_force_of_will_constructed_is_cr_402_to_404_in_full(loaded):
+    """formats.md: Casual's three decks (side 1-15, CR 403.1a), the extra, rune and stranger
+    decks, 404.1's four copies across main, side, extra and runes, 404.2's across stones and
+    side, and the keywords that may not share a deck; nothing is a site default."""
     game = a_game("force-of-will")
     casual, constructed = (game.formats.get(slug=s) for s in ("casual", "constructed"))
-    assert constructed.slugs == casual.slugs
-    side = [r for r in constructed.rules if r["rule"] == "deck_size" and r["deck"] == "side"]
-    assert [(r["min"], r["max"]) for r in side] == [(1, 15)]
+    assert [(s["slug"], s["name"]) for s in constructed.sections] == FOW_CONSTRUCTED_SECTIONS
+    assert casual.slugs == ["main", "stones", "side"]
+    assert len(constructed.rules) == len(FOW_CONSTRUCTED_RULES)
+    for rule, (kind, params) in zip(constructed.rules, FOW_CONSTRUCTED_RULES, strict=True):
+        assert rule["rule"] == kind
+        assert {k: rule.get(k) for k in params} == params, rule
+        assert not rule.get("site_default"), rule
+        assert rule["section"].startswith("9."), rule
+    assert not constructed.banlist
+    for words in ("402", "403.1a", "404.1", "404.2", "Grimoire", "Divinity", "Stranger"):
+        assert words in constructed.notes, words
 
-    def without_side_size(fmt):
-        return [
-            {k: v for k, v in r.items() if k not in ("section", "site_default")}
-            for r in fmt.rules
-            if not (r["rule"] == "deck_size" and r["deck"] == "side")
-        ]
 
-    assert without_side_size(constructed) == without_side_size(casual)
+def test_force_of_will_pool_has_what_constructed_needs(loaded):
+    """formats.md: a ruler with Divinity and one with Grimoire, runes with one master rune, a
+    Tales and a Villains card; and what the new card data shows: J-rulers as faces, a card of two
+    types, an X cost, a 0-cost card with a colour beside its cost, a printing without rarity."""
+    from cards.models import Card, Leader
+
+    game = a_game("force-of-will")
+    rulers = {r.slug: r for r in Leader.objects.filter(game=game).prefetch_related("faces")}
+    keywords = {slug: {k.name for k in r.keywords.all()} for slug, r in rulers.items()}
+    for needed in ("Divinity", "Grimoire", "Stranger", "Tales"):
+        assert any(needed in words for words in keywords.values()), needed
+    for ruler in rulers.values():
+        (face,) = ruler.faces.all()  # every Ruler's J-ruler is its other face
+        assert face.types == ["j-ruler"] and face.stats["atk"] > 0, ruler.slug
+        assert "J-ruler side" not in ruler.text, ruler.slug
+
+    cards = list(Card.objects.filter(game=game).for_listing())
+    infos = [card.info() for card in cards]
+
+    def typed(kind):
+        return [c for c in infos if kind in legality_types(c)]
+
+    assert len(typed("master-rune")) == 1
+    assert len([c for c in typed("rune") if "master-rune" not in legality_types(c)]) >= 5
+    assert any({"chant", "rune"} <= set(legality_types(c)) for c in infos)
+    for word in ("Tales", "Villains", "Will of Hope", "Will of Despair"):
+        assert any(word in c.keywords for c in infos), word
+    strangers = [c for c in infos if "Stranger" in c.keywords and c.type == "resonator"]
+    assert len(strangers) >= 5  # a stranger deck of ten, two of a name
+    by_slug = {c.slug: c for c in cards}
+    assert by_slug["wildfire-surge"].cost == {"x": 1, "fire": 1}
+    zero = [c for c in cards if not c.cost and c.colour_count and c.type.slug != "magic-stone"]
+    assert zero, "no 0-cost card with a colour given beside its cost"
+    printings = {p.number: p for c in cards for p in c.printings.all()}
+    assert printings["PR-001"].rarity is None or not printings["PR-001"].rarity
+
+
+def legality_types(info):
+    from cards import legality
+
+    return legality.types_of(info)

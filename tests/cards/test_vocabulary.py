@@ -51,6 +51,9 @@ def test_games_carry_their_labels_types_stats_and_formats(api):
         "addition",
         "regalia",
         "magic-stone",
+        "rune",
+        "master-rune",
+        "j-ruler",
     ]
     assert [s["slug"] for s in fow["stats"]] == ["atk", "def"]
     assert [(f["slug"], f["default"]) for f in fow["formats"]] == [

@@ -168,7 +168,16 @@ VOCABULARY = {
     "card-of-gods": ("Expedition Leader", ["god-card"], ["yellow", "red", "green", "black"], []),
     "force-of-will": (
         "Ruler",
-        ["resonator", "chant", "addition", "regalia", "magic-stone"],
+        [
+            "resonator",
+            "chant",
+            "addition",
+            "regalia",
+            "magic-stone",
+            "rune",
+            "master-rune",
+            "j-ruler",
+        ],
         ["light", "fire", "water", "wind", "darkness"],
         ["atk", "def"],
     ),
@@ -192,9 +201,19 @@ FOW_SECTIONS = [
     {"slug": "stones", "name": "Magic stone deck"},
     {"slug": "side", "name": "Side deck"},
 ]
+# Constructed (CR 12.7 402-404): the extra, rune and stranger decks too
+FOW_CONSTRUCTED_SECTIONS = [
+    *FOW_SECTIONS,
+    {"slug": "extra", "name": "Extra deck"},
+    {"slug": "runes", "name": "Rune deck"},
+    {"slug": "stranger", "name": "Stranger deck"},
+]
 FORMATS = {
     "card-of-gods": [("standard", True, [{"slug": "main", "name": "Deck of Gods"}])],
-    "force-of-will": [("casual", True, FOW_SECTIONS), ("constructed", False, FOW_SECTIONS)],
+    "force-of-will": [
+        ("casual", True, FOW_SECTIONS),
+        ("constructed", False, FOW_CONSTRUCTED_SECTIONS),
+    ],
     "berserk-heroes": [("standard", True, ONE_SECTION)],
     "of-gods-and-men": [("standard", True, ONE_SECTION)],
     "irdya": [("standard", True, ONE_SECTION)],
@@ -426,7 +445,8 @@ def test_validate_in_the_constructed_format_wants_a_side_deck(api):
     body["cards"] = sectioned(FOW_LEGAL)
     report = api.post(validate_url("force-of-will"), body, format="json").json()
     assert (report["legal"], report["problems"]) == (True, [])
-    assert report["sections"] == {"main": 40, "stones": 10, "side": 4}
+    empty = {"extra": 0, "runes": 0, "stranger": 0}  # closed to this Ruler: left empty
+    assert report["sections"] == {"main": 40, "stones": 10, "side": 4, **empty}
 
 
 def test_validate_names_the_default_format_of_a_one_format_game(api):
@@ -545,13 +565,33 @@ FOW_BREAKS_EVERY_RULE = {
         }
     ),
 }
+# Constructed's extra, rune and stranger decks under a Ruler with none of their keywords, with
+# too many cards, copies and master runes, a card of the wrong type in each, and a Tales card
+# beside a Villains card.
+FOW_BREAKS_THE_CONSTRUCTED_RULES = {
+    "leader": FOW_RULER,
+    "cards": sectioned(
+        {
+            "main": {"snow-glass-maiden": 1, "wolf-of-the-crossroads": 1},
+            "extra": {
+                "gale-sprite": 2,
+                "skyreach-archer": 1,
+                "tailwind-step": 1,
+                "feather-cloak": 1,
+                "rune-of-quiet-wings": 1,
+            },
+            "runes": {"master-rune-of-the-first-bell": 2, "cinder-hound": 1},
+            "stranger": {"stranger-from-the-glass-sea": 3, "magic-stone-of-fire": 1},
+        }
+    ),
+}
 BREAK_EVERY_RULE = {
     ("card-of-gods", "standard"): [
         {"leader": None, "cards": rows({"despair": 4})},
         {"leader": "gottfried", "cards": rows({"plant-a-seed": 1})},  # green and Keld
     ],
     ("force-of-will", "casual"): [FOW_BREAKS_EVERY_RULE],
-    ("force-of-will", "constructed"): [FOW_BREAKS_EVERY_RULE],
+    ("force-of-will", "constructed"): [FOW_BREAKS_EVERY_RULE, FOW_BREAKS_THE_CONSTRUCTED_RULES],
     ("berserk-heroes", "standard"): [
         {"leader": None, "cards": rows({"village-militia": 6})},
         {"leader": BERSERK_HERO, "cards": rows({"marsh-lurker": 1})},

@@ -1,6 +1,7 @@
 """The four other games, in a real browser: a player builds a legal deck through the builder (a
-Force of Will Constructed deck with main deck, magic stone deck and side deck; an Of Gods and Men
-deck without a leader), shares it, opens the link logged out, and imports its text back."""
+Force of Will Constructed deck with main deck, magic stone deck and side deck, its Ruler opening
+none of the extra, rune and stranger decks; an Of Gods and Men deck without a leader), shares
+it, opens the link logged out, and imports its text back."""
 
 import re
 
@@ -36,13 +37,22 @@ def sample_game(slug: str) -> Game:
 
 def legal_plan(game: Game, fmt_slug: str, leader: Leader | None) -> dict[tuple[str, str], int]:
     """{(section, card slug): copies} of a legal deck, from the cards the leader may use: each
-    section filled to its minimum (at least one card) with distinct names at their copy limit
-    (at most 3), no name in two sections."""
+    section the leader may use (no section_gate closes it) filled to its minimum (at least one
+    card) with distinct names at their copy limit (at most 3), no name in two sections, and no
+    card of the second side of a pair of keywords that may not share a deck."""
     fmt = game.formats.get(slug=fmt_slug)
     engine = fmt.engine()
     cards = Card.objects.filter(game=game).for_listing().order_by("name")
     if leader is not None:
         cards = cards.usable_by(leader, fmt)
+    closed = legality.closed_sections(engine, leader.info() if leader else None)
+    shunned = {
+        second.casefold()
+        for rule in engine.rules
+        if rule["rule"] == "exclusive_keywords"
+        for _, second in rule["pairs"]
+    }
+    cards = [c for c in cards if not shunned & {k.casefold() for k in c.info().keywords}]
     minimum = {
         rule.get("deck", engine.first): rule.get("min", rule.get("exactly", 0))
         for rule in engine.rules
@@ -50,6 +60,8 @@ def legal_plan(game: Game, fmt_slug: str, leader: Leader | None) -> dict[tuple[s
     }
     plan, used = {}, set()
     for section in engine.slugs:
+        if section in closed:
+            continue
         wanted, have = max(minimum.get(section, 0), 1), 0
         for card in cards:
             info = card.info()
