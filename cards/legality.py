@@ -354,14 +354,24 @@ def _copy_limit(params, fmt: Format, leader, deck):
         )
 
 
+def _takes(params, card: CardInfo) -> bool:
+    """Whether a section_types rule lets `card` into its section: one of its types is among
+    `types`, and it has the `keyword` when the rule names one (FoW's stranger deck)."""
+    keyword = params.get("keyword")
+    if keyword and keyword.casefold() not in _folded(card.keywords):
+        return False
+    return any(t in params["types"] for t in types_of(card))
+
+
 def _section_types(params, fmt: Format, leader, deck):
     section = params.get("deck", fmt.first)
     allowed = params.get("types", [])
     names = ", ".join(fmt.type_name(t) for t in allowed) or "none"
+    if params.get("keyword"):
+        names += f" with the keyword {params['keyword']}"
     for entry in deck:
-        types = types_of(entry.card)
-        if entry.section == section and not any(t in allowed for t in types):
-            kinds = ", ".join(fmt.type_name(t) for t in types) or "no type"
+        if entry.section == section and not _takes(params, entry.card):
+            kinds = ", ".join(fmt.type_name(t) for t in types_of(entry.card)) or "no type"
             yield Problem(
                 "wrong_section",
                 f"{entry.card.name} ({kinds}) cannot go in"
@@ -826,7 +836,11 @@ RULES = {
     ),
     "section_types": (
         _section_types,
-        {"deck": _SECTION, "types": {"type": "list", "of": {"type": "card_type"}}},
+        {
+            "deck": _SECTION,
+            "types": {"type": "list", "of": {"type": "card_type"}},
+            "keyword": _NAME,
+        },
     ),
     "colour_identity": (_leader_rule("colour_identity"), {"mode": {"enum": ["subset", "shares"]}}),
     "faction_gate": (_leader_rule("faction_gate"), {}),
@@ -1136,12 +1150,11 @@ def size_label(fmt: Format, section: str | None = None) -> str:
 
 
 def allowed_sections(fmt: Format, card: CardInfo) -> list[str]:
-    """The sections `card` may go in: those whose section_types rule (if any) takes its type."""
-    typed = {
-        r.get("deck", fmt.first): r["types"] for r in fmt.rules if r["rule"] == "section_types"
-    }
-    types = types_of(card)
-    return [s for s in fmt.slugs if s not in typed or any(t in typed[s] for t in types)]
+    """The sections `card` may go in: those whose section_types rules (if any) take it."""
+    rules = [r for r in fmt.rules if r["rule"] == "section_types"]
+    return [
+        s for s in fmt.slugs if all(_takes(r, card) for r in rules if r.get("deck", fmt.first) == s)
+    ]
 
 
 def describe(rule: Mapping, fmt: Format) -> str:
@@ -1185,6 +1198,11 @@ def describe(rule: Mapping, fmt: Format) -> str:
         return text + "."
     if kind == "section_types":
         names = ", ".join(fmt.type_name(t) for t in rule["types"])
+        if rule.get("keyword"):
+            return (
+                f"{_cap(where)} takes only cards with the keyword {rule['keyword']}, of these"
+                f" types: {names}."
+            )
         return f"{_cap(where)} takes only these card types: {names}."
     if kind == "colour_identity":
         if rule.get("mode") == "shares":

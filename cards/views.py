@@ -183,18 +183,54 @@ def format_detail(request, game, slug):
         }
         for rule in engine.all_rules()
     ]
+    gated = legality.closed_sections(engine, None, short=True)
     context = {
         "game": game,
         "format": fmt,
         "formats": formats,
         "rows": rows,
-        "sizes": [(s, legality.size_label(engine, s.slug)) for s in engine.sections],
-        "banned": [
-            (card, fmt.banlist[card.slug])
-            for card in Card.objects.filter(game=game, slug__in=list(fmt.banlist)).order_by("name")
+        "sizes": [
+            (s, legality.size_label(engine, s.slug), gated.get(s.slug, "")) for s in engine.sections
         ],
+        **_bans(game, engine),
     }
     return render(request, "cards/format_detail.html", context)
+
+
+def _bans(game: Game, engine: legality.Format) -> dict:
+    """The format's bans by card (its ban list and its banlist rules, by slug or printing
+    number), and its combination bans with the names of what they name (a reference to nothing
+    of this pool stays as written): four queries, none without bans."""
+    bans: dict[str, int] = {}
+    pairs = []
+    for rule in engine.all_rules():
+        if rule["rule"] == "banlist":
+            for key, n in (rule.get("cards") or {}).items():
+                bans[key] = min(n, bans.get(key, n))
+        elif rule["rule"] == "combination_ban":
+            pairs += rule.get("groups") or []
+    refs = set(bans) | {ref for group in pairs for ref in group}
+    if not refs:
+        return {"banned": [], "pairs": []}
+    named: dict[str, Card | Leader] = {}
+    for model in (Card, Leader):
+        found = model.objects.filter(game=game).filter(
+            Q(slug__in=refs) | Q(printings__number__in=refs)
+        )
+        for obj in found.distinct().prefetch_related("printings"):
+            obj.game = game  # for its address
+            for key in (obj.slug, *(p.number for p in obj.printing_list)):
+                if key in refs:
+                    named.setdefault(key, obj)
+    banned: dict = {}
+    for key, n in bans.items():
+        card = named.get(key)
+        if isinstance(card, Card):
+            banned[card] = min(n, banned.get(card, n))
+    return {
+        "banned": sorted(banned.items(), key=lambda item: item[0].name),
+        "pairs": [[named.get(ref, ref) for ref in group] for group in pairs],
+    }
 
 
 @require_safe

@@ -295,4 +295,7 @@ def test_the_format_page_lists_every_rule_with_its_section_and_the_cr_rules(clie
         assert f"rule {number}</a>" in page, number
     for words in ("402.5", "402.6", "402.7", "403.1a", "404.1", "404.2"):
         assert words in page, words
-    assert 'Rune deck</td><td class="section-size">0 or 5</td>' in page
+    assert (
+        'Rune deck <span class="muted small">(needs a Ruler with Divinity)</span></td>'
+        '<td class="section-size">0 or 5</td>'
+    ) in page

@@ -239,3 +239,12 @@ def test_the_admin_shows_the_refused_rows_of_a_partial_import_on_the_page(staff_
     html = response.content.decode()
     assert "Imported, but some rows were refused" in html and "Odd" in html
     assert Card.objects.filter(game=fow, name="Good Card").exists()
+
+
+def test_the_wanderer_format_page_lists_its_bans_and_pairs_by_name(client, fow, imported):
+    command(BANLIST, "--source", "fowsim")
+    html = client.get(reverse("format-detail", args=["force-of-will", "wanderer"])).content.decode()
+    gretel = Printing.objects.get(game=fow, number="CMF-069").card
+    assert gretel.get_absolute_url() in html and "Banned together" in html
+    assert "<code>GRV-085</code>" in html  # a card of no set of this pool stays as written
+    assert "Extra deck" in html and "needs a Ruler with Grimoire" in html

@@ -930,3 +930,42 @@ def test_section_gate_reports_exactly_the_closed_sections_that_hold_cards(keywor
     holding = {s for _, _, s in deck}
     got = [p.section for p in legality.check(fmt, leader, deck).problems]
     assert got == [s for s in closed if s in holding]
+
+
+# --- section_types with a keyword: the stranger deck takes Stranger cards only -----------------
+
+STRANGER_ONLY = {
+    "rule": "section_types",
+    "deck": "stranger",
+    "types": ["resonator", "chant"],
+    "keyword": "Stranger",
+}
+
+
+def test_the_stranger_deck_takes_a_stranger_card_and_refuses_a_plain_one():
+    stranger = card("Stranger of the Gate", keywords={"stranger"})  # any case
+    plain = card("Plain Knight")
+    report = legality.check(
+        fmt_of([STRANGER_ONLY]), None, [(stranger, 2, "stranger"), (plain, 1, "stranger")]
+    )
+    assert triples(report) == [("wrong_section", "plain-knight", "stranger")]
+    assert "with the keyword Stranger" in report.problems[0].message
+    assert legality.allowed_sections(fmt_of([STRANGER_ONLY]), plain) == [
+        s["slug"] for s in SECTIONS if s["slug"] != "stranger"
+    ]
+    assert "stranger" in legality.allowed_sections(fmt_of([STRANGER_ONLY]), stranger)
+
+
+def test_a_stranger_keyword_of_the_wrong_type_is_still_refused():
+    rune = card("Stranger Rune", "rune", keywords={"Stranger"})
+    report = legality.check(fmt_of([STRANGER_ONLY]), None, [(rune, 1, "stranger")])
+    assert [p.code for p in report.problems] == ["wrong_section"]
+
+
+def test_section_types_with_a_keyword_is_described_and_valid():
+    assert legality.validate_format({"sections": SECTIONS, "rules": [STRANGER_ONLY]}) == []
+    text = legality.describe(STRANGER_ONLY, fmt_of([STRANGER_ONLY]))
+    assert text == (
+        "The Stranger deck takes only cards with the keyword Stranger, of these types:"
+        " Resonator, Chant."
+    )
