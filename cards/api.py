@@ -709,7 +709,9 @@ class CardSetViewSet(viewsets.ReadOnlyModelViewSet):
     def get_queryset(self):
         if getattr(self, "swagger_fake_view", False):
             return self.queryset
-        return CardSet.objects.filter(game=self.game).annotate(card_count=Count("printings"))
+        # Meta.ordering, said again: a query that groups rows does not read it.
+        sets = CardSet.objects.filter(game=self.game).annotate(card_count=Count("printings"))
+        return sets.order_by(*CardSet._meta.ordering)
 
     def get_object(self):
         found = self.get_queryset().filter(code__iexact=self.kwargs["code"]).first()

@@ -49,15 +49,21 @@ def _name_list(names: list[str], more: bool = False) -> str:
 
 def find_by_name(queryset, value: str, *, noun: str, plural: str | None = None) -> list:
     """The rows of `queryset` (with `slug` and `name`) that `value` names: its slug or its name
-    in any case, else the one name it is the start of (all rows bearing that name: the same
-    name may exist in several games). One query; a second, for suggestions, when none matches.
+    (a card's or leader's, or one of its other faces') in any case, else the one name it is the
+    start of (all rows bearing that name: the same name may exist in several games). One
+    query; a second, for suggestions, when none matches.
 
     Raises a ValidationError (code "invalid_choice") that says what went wrong: several names
     start with the value (they are listed), or none does (close names are suggested)."""
     plural = plural or f"{noun}s"
     exact = Q(slug__iexact=value) | Q(name__iexact=value)
+    starts = Q(name__istartswith=value)
+    if hasattr(queryset.model, "faces"):  # a card or leader: the names of its other faces too
+        exact |= Q(faces__name__iexact=value)
+        starts |= Q(faces__name__istartswith=value)
+        queryset = queryset.distinct()
     rows = list(
-        queryset.filter(exact | Q(name__istartswith=value))
+        queryset.filter(exact | starts)
         .annotate(
             inexact=Case(When(exact, then=Value(0)), default=Value(1), output_field=IntegerField())
         )

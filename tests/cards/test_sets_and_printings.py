@@ -396,3 +396,28 @@ def test_the_admin_import_page_takes_sets_and_printings(staff_client, fow):
     response = staff_client.post(reverse("admin:cards_card_import"), {"file": upload})
     assert response.status_code == 302
     assert Printing.objects.get(game=fow, number="VIN001-012").set.code == "VIN001"
+
+
+# --- faces: their names find their card or leader ------------------------------------------------
+
+
+def test_a_j_ruler_name_finds_its_ruler_in_the_leader_filter(api, fow):
+    seraphine = Leader.objects.get(game=fow, slug="seraphine-of-the-dawn-bell")
+    face = seraphine.faces.get()
+    by_face = api.get(f"/api/games/{FOW}/cards/", {"leader": face.name.upper(), "page_size": 100})
+    by_name = api.get(f"/api/games/{FOW}/cards/", {"leader": seraphine.slug, "page_size": 100})
+    assert by_face.status_code == 200
+    assert by_face.json()["results"] == by_name.json()["results"]
+
+
+def test_search_and_suggestions_find_a_card_by_its_other_face(api, client, fow):
+    chant = fow.card_types.get(slug="chant")
+    write = services.CardWrite(
+        {"name": "Two-Faced Chant", "type": chant}, [], faces=[{"name": "Mirror Side Zzyx"}]
+    )
+    [card] = services.save_cards(game=fow, writes=[write])
+    found = api.get(f"/api/games/{FOW}/cards/", {"q": "zzyx"}).json()["results"]
+    assert [c["slug"] for c in found] == [card.slug]
+    assert found[0]["faces"][0]["name"] == "Mirror Side Zzyx"
+    suggested = client.get(reverse("suggest", args=[FOW, "cards"]), {"q": "mirror side"})
+    assert "Mirror Side Zzyx" in suggested.content.decode()
