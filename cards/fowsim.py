@@ -216,6 +216,12 @@ def slugify(value: str) -> str:
     return re.sub(r"[-\s]+", "-", value).strip("-_")
 
 
+def _listed(raw: Mapping, key: str) -> list:
+    """A field that fowsim gives as a list, or as one string."""
+    value = raw.get(key) or []
+    return [value] if isinstance(value, str) else value
+
+
 def _clean(value) -> str:
     """A one-line string: whitespace trimmed, inner runs collapsed to one space."""
     return " ".join(str(value).split()) if value is not None else ""
@@ -366,9 +372,7 @@ class _Reader:
         return {k: cost[k] for k in COST_ORDER if k in cost}, colours
 
     def read_colours(self, raw: Mapping) -> list[str]:
-        value = raw.get("colour") or []
-        if isinstance(value, str):
-            value = [value]
+        value = _listed(raw, "colour")
         colours = []
         for code in value:
             key = code.strip().upper() if isinstance(code, str) else code
@@ -379,15 +383,11 @@ class _Reader:
         return _unique(colours)
 
     def read_races(self, raw: Mapping) -> list[str]:
-        value = raw.get("race") or []
-        if isinstance(value, str):
-            value = [value]
+        value = _listed(raw, "race")
         return [_clean(r) for r in value if isinstance(r, str) and _clean(r)]
 
     def read_abilities(self, raw: Mapping) -> list[str]:
-        value = raw.get("abilities") or []
-        if isinstance(value, str):
-            value = [value]
+        value = _listed(raw, "abilities")
         abilities = []
         for ability in value:
             if isinstance(ability, str):

@@ -788,12 +788,7 @@ def _numbers(game: Game, records: list[Record]) -> dict:
     printings without them): another record may take them."""
     if not any("printings" in record.data for record in records):
         return {}  # nothing to check
-    rows = Printing.objects.filter(game=game).values_list("number", "card_id", "leader_id")
-    numbers = {
-        number.lower(): ("card", card) if card else ("leader", leader)
-        for number, card, leader in rows
-    }
-    kept = {
+    listed = {
         (record.kind, _slug_of(record)): {
             str(p.get("number", "")).lower()
             for p in record.data["printings"]
@@ -802,18 +797,15 @@ def _numbers(game: Game, records: list[Record]) -> dict:
         for record in records
         if isinstance(record.data.get("printings"), list)
     }
-    if kept:
-        slugs = {}
-        for model, kind in ((Card, CARD), (Leader, LEADER)):
-            wanted = [slug for k, slug in kept if k == kind]
-            for pk, slug in model.objects.filter(game=game, slug__in=wanted).values_list(
-                "pk", "slug"
-            ):
-                slugs[(kind, pk)] = slug
-        for number, owner in list(numbers.items()):
-            listed = kept.get((owner[0], slugs.get(owner)))
-            if listed is not None and number not in listed:
-                del numbers[number]
+    rows = Printing.objects.filter(game=game).values_list(
+        "number", "card_id", "leader_id", "card__slug", "leader__slug"
+    )
+    numbers = {}
+    for number, card, leader, card_slug, leader_slug in rows:
+        kind, pk, slug = (CARD, card, card_slug) if card else (LEADER, leader, leader_slug)
+        given_up = number.lower() not in listed.get((kind, slug), {number.lower()})
+        if not given_up:
+            numbers[number.lower()] = (kind, pk)
     return numbers
 
 

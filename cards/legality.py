@@ -726,21 +726,25 @@ def _leader_rule(kind: str):
     def run(params, fmt: Format, leader, deck):
         if leader is None:
             return
-        wanted = spec.requirement(params, leader)
-        seen = set()
-        for entry in deck:
-            card = entry.card
-            if card.slug in seen or wanted.holds(card):
-                continue
-            seen.add(card.slug)
-            yield Problem(
-                spec.code,
-                spec.message(card, leader, params),
-                card.slug,
-                _first_section(fmt, deck, card.slug),
-            )
+        yield from _refused(spec, spec.requirement(params, leader), params, fmt, leader, deck)
 
     return run
+
+
+def _refused(spec: LeaderRule, wanted, params, fmt: Format, leader, deck):
+    """A problem for each card of `deck` (once, at its first section) that `wanted` refuses."""
+    seen = set()
+    for entry in deck:
+        card = entry.card
+        if card.slug in seen or wanted.holds(card):
+            continue
+        seen.add(card.slug)
+        yield Problem(
+            spec.code,
+            spec.message(card, leader, params),
+            card.slug,
+            _first_section(fmt, deck, card.slug),
+        )
 
 
 def _exclusive_keywords(params, fmt: Format, leader, deck):
@@ -790,18 +794,7 @@ def _pool(params, fmt: Format, leader, deck):
             None,
             None,
         )
-    seen = set()
-    for entry in deck:
-        card = entry.card
-        if card.slug in seen or wanted.holds(card):
-            continue
-        seen.add(card.slug)
-        yield Problem(
-            "not_in_pool",
-            LEADER_RULES["pool"].message(card, leader, params),
-            card.slug,
-            _first_section(fmt, deck, card.slug),
-        )
+    yield from _refused(LEADER_RULES["pool"], wanted, params, fmt, leader, deck)
 
 
 # --- the schema of each rule's parameters -------------------------------------------------------

@@ -1163,20 +1163,67 @@ class CardSet(models.Model):
         return reverse("set-detail", kwargs={"game": self.game.slug, "code": self.code})
 
 
-class Printing(models.Model):
+class OfCardOrLeader(models.Model):
+    """What belongs to one card or one leader, in order (`position`), in their game: printings
+    and other faces. `game` is its owner's (set on save when left out: an admin inline)."""
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="%(class)ss")
+    card = models.ForeignKey(
+        Card, on_delete=models.CASCADE, null=True, blank=True, related_name="%(class)ss"
+    )
+    leader = models.ForeignKey(
+        Leader, on_delete=models.CASCADE, null=True, blank=True, related_name="%(class)ss"
+    )
+    position = models.PositiveSmallIntegerField(default=0)
+
+    class Meta:
+        abstract = True
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(card__isnull=False, leader__isnull=True)
+                | Q(card__isnull=True, leader__isnull=False),
+                name="%(class)s_of_a_card_or_a_leader",
+            ),
+        ]
+        indexes = [
+            models.Index(fields=["card", "position"], name="%(class)s_card"),
+            models.Index(fields=["leader", "position"], name="%(class)s_leader"),
+        ]
+
+    @property
+    def owner(self) -> "Card | Leader":
+        return self.card if self.card_id else self.leader
+
+    def take_owners_game(self) -> None:
+        if self.game_id is None and (self.card_id or self.leader_id):
+            self.game_id = self.owner.game_id
+
+    def save(self, *args, **kwargs):
+        self.take_owners_game()
+        super().save(*args, **kwargs)
+
+    def clean(self):
+        self.take_owners_game()
+        related = [
+            (name, getattr(self, name)) for name in self.SAME_GAME if getattr(self, f"{name}_id")
+        ]
+        errors = {
+            name: "This belongs to another game."
+            for name, row in related
+            if self.game_id and row.game_id != self.game_id
+        }
+        if errors:
+            raise ValidationError(errors)
+
+    SAME_GAME = ("card", "leader")  # relations that must be of its game
+
+
+class Printing(OfCardOrLeader):
     """One printing of a card or a leader: its set, its number (unique within the game, any
     case), its rarity and art. A card's first printing (by position) is the one shown."""
 
-    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="printings")
     set = models.ForeignKey(CardSet, on_delete=models.PROTECT, related_name="printings")
-    card = models.ForeignKey(
-        Card, on_delete=models.CASCADE, null=True, blank=True, related_name="printings"
-    )
-    leader = models.ForeignKey(
-        Leader, on_delete=models.CASCADE, null=True, blank=True, related_name="printings"
-    )
     number = models.CharField(max_length=30, validators=[one_line], help_text="e.g. CMF-058.")
-    position = models.PositiveSmallIntegerField(default=0)
     rarity = models.ForeignKey(
         Rarity, on_delete=models.PROTECT, null=True, blank=True, related_name="printings"
     )
@@ -1184,29 +1231,22 @@ class Printing(models.Model):
     artist = models.CharField(max_length=200, blank=True, validators=[one_line])
     flavour = models.TextField(blank=True, validators=[several_lines])
 
-    class Meta:
+    SAME_GAME = ("set", "rarity", "card", "leader")
+
+    class Meta(OfCardOrLeader.Meta):
         ordering = ["position", "number"]
         constraints = [
+            *OfCardOrLeader.Meta.constraints,
             models.UniqueConstraint(Lower("number"), "game", name="printing_unique_number"),
             models.CheckConstraint(condition=~Q(number=""), name="printing_number_not_empty"),
-            models.CheckConstraint(
-                condition=Q(card__isnull=False, leader__isnull=True)
-                | Q(card__isnull=True, leader__isnull=False),
-                name="printing_of_a_card_or_a_leader",
-            ),
         ]
         indexes = [
-            models.Index(fields=["card", "position"], name="printing_card"),
-            models.Index(fields=["leader", "position"], name="printing_leader"),
+            *OfCardOrLeader.Meta.indexes,
             models.Index(fields=["set", "number"], name="printing_set_number"),
         ]
 
     def __str__(self):
         return self.number
-
-    @property
-    def owner(self) -> "Card | Leader":
-        return self.card if self.card_id else self.leader
 
     def as_record(self) -> dict:
         """As the exchange file and the API give it (its set and rarity held or joined)."""
@@ -1219,37 +1259,13 @@ class Printing(models.Model):
             "flavour": self.flavour,
         }
 
-    def save(self, *args, **kwargs):
-        if self.game_id is None and (self.card_id or self.leader_id):
-            self.game_id = self.owner.game_id  # an inline of its card or leader in the admin
-        super().save(*args, **kwargs)
 
-    def clean(self):
-        if self.game_id is None and (self.card_id or self.leader_id):
-            self.game_id = self.owner.game_id
-        errors = {}
-        for name in ("set", "rarity", "card", "leader"):
-            related = getattr(self, name) if getattr(self, f"{name}_id") else None
-            if related is not None and self.game_id and related.game_id != self.game_id:
-                errors[name] = "This belongs to another game."
-        if errors:
-            raise ValidationError(errors)
-
-
-class Face(models.Model):
+class Face(OfCardOrLeader):
     """Another face of a card or a leader (a ruler's J-ruler, the back of a double-faced
     chant): its own name, types, cost, colours, keywords, stats and text. Rules read its
     keywords and types as its card's too (the engine's CardInfo; the database through
     `face_keyword_q`)."""
 
-    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="faces")
-    card = models.ForeignKey(
-        Card, on_delete=models.CASCADE, null=True, blank=True, related_name="faces"
-    )
-    leader = models.ForeignKey(
-        Leader, on_delete=models.CASCADE, null=True, blank=True, related_name="faces"
-    )
-    position = models.PositiveSmallIntegerField(default=0)
     name = models.CharField(max_length=120, validators=[one_line])
     types = models.JSONField(default=list, blank=True, help_text='Card type slugs: ["j-ruler"].')
     cost = models.JSONField(default=dict, blank=True)
@@ -1258,29 +1274,19 @@ class Face(models.Model):
     stats = models.JSONField(default=dict, blank=True)
     text = models.TextField(blank=True, validators=[several_lines])
 
-    class Meta:
+    class Meta(OfCardOrLeader.Meta):
         ordering = ["position", "pk"]
         constraints = [
+            *OfCardOrLeader.Meta.constraints,
             models.CheckConstraint(condition=~Q(name=""), name="face_name_not_empty"),
-            models.CheckConstraint(
-                condition=Q(card__isnull=False, leader__isnull=True)
-                | Q(card__isnull=True, leader__isnull=False),
-                name="face_of_a_card_or_a_leader",
-            ),
         ]
         indexes = [
-            models.Index(fields=["card", "position"], name="face_card"),
-            models.Index(fields=["leader", "position"], name="face_leader"),
+            *OfCardOrLeader.Meta.indexes,
             models.Index(Lower("name"), "game", name="face_name_lower"),
         ]
 
     def __str__(self):
         return self.name
-
-    def save(self, *args, **kwargs):
-        if self.game_id is None and (self.card_id or self.leader_id):
-            self.game_id = (self.card or self.leader).game_id
-        super().save(*args, **kwargs)
 
     def as_record(self) -> dict:
         return {

@@ -11,6 +11,7 @@ from cards import catalogue
 from cards import services as card_services
 from cards.models import Game
 from deckbuilder import services as deck_services
+from tests.deckbuilder.test_services import FOW_MAIN
 
 pytestmark = pytest.mark.django_db
 
@@ -23,21 +24,7 @@ ROSALIND = "rosalind-teller-of-tales"  # Tales
 WREN = "wren-of-the-far-shore"  # Stranger
 SERAPHINE = "seraphine-of-the-dawn-bell"  # none of them
 
-MAIN = {
-    slug: 4
-    for slug in (
-        "lantern-acolyte",
-        "dawnspire-paladin",
-        "vow-of-the-bright-shield",
-        "sanctum-of-echoing-bells",
-        "cinder-hound",
-        "emberforge-marshal",
-        "kindled-spear",
-        "blazing-standard",
-        "crater-of-the-first-flame",
-        "tidepool-scholar",
-    )
-}
+MAIN = FOW_MAIN
 STONES = {"magic-stone-of-light": 8, "twilight-geode": 2}
 SIDE = {"undertow": 2}
 RUNES = {

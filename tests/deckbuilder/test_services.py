@@ -472,25 +472,28 @@ def test_a_deck_without_leader_round_trips_through_text(alice, game):
 # --- deck sections (Force of Will: main, stones, side) -------------------------------------------
 
 
+# Ten main-deck cards of the Force of Will sample, four each: a legal 40-card main deck.
+FOW_MAIN = {
+    slug: 4
+    for slug in (
+        "lantern-acolyte",
+        "dawnspire-paladin",
+        "vow-of-the-bright-shield",
+        "sanctum-of-echoing-bells",
+        "cinder-hound",
+        "emberforge-marshal",
+        "kindled-spear",
+        "blazing-standard",
+        "crater-of-the-first-flame",
+        "tidepool-scholar",
+    )
+}
+
+
 @pytest.fixture
 def fow_deck(alice):
     """A legal Constructed Force of Will deck: 40 main, 10 stones, 2 side."""
     fow = Game.objects.get(slug="force-of-will")
-    main = {
-        slug: 4
-        for slug in (
-            "lantern-acolyte",
-            "dawnspire-paladin",
-            "vow-of-the-bright-shield",
-            "sanctum-of-echoing-bells",
-            "cinder-hound",
-            "emberforge-marshal",
-            "kindled-spear",
-            "blazing-standard",
-            "crater-of-the-first-flame",
-            "tidepool-scholar",
-        )
-    }
     deck = services.deck_create(
         owner=alice,
         game=fow,
@@ -498,7 +501,7 @@ def fow_deck(alice):
         leader=leader(fow, "seraphine-of-the-dawn-bell"),
         name="Dawn bells",
         contents={
-            **cards(fow, main),
+            **cards(fow, FOW_MAIN),
             **cards(fow, {"magic-stone-of-light": 8, "twilight-geode": 2}, "stones"),
             **cards(fow, {"magic-stone-of-light": 2}, "side"),
         },
