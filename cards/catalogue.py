@@ -17,8 +17,11 @@ import time
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from datetime import date
+from typing import NamedTuple
 
 from django.conf import settings
+from django.utils import timezone
 
 from . import legality, vocabulary
 from .models import (
@@ -87,13 +90,21 @@ class Words:
         )
 
 
+class Version(NamedTuple):
+    """A format's version as the engine reads it."""
+
+    starts: date | None  # None: from the beginning
+    name: str
+    engine: legality.Format
+
+
 @dataclass
 class GameRules:
     slug: str
     name: str
     version: int
     has_leaders: bool
-    formats: dict[str, legality.Format]  # in the game's order
+    formats: dict[str, list[Version]]  # in the game's order; each format's versions, oldest first
     default_format: str
     leader_infos: dict[str, legality.LeaderInfo]
     rule_urls: dict[str, str]  # {rules-reference number a format rule names: page#anchor}
@@ -102,9 +113,31 @@ class GameRules:
     has_faces: bool = False  # some card has other faces (their types count)
     card_infos: dict[str, legality.CardInfo] = field(default_factory=dict)  # read so far
     checked: float = field(default=0.0)
+    # The day whose versions judge (None: today); a copy for one request sets it
+    # (dataclasses.replace shares what was read).
+    as_of: date | None = None
 
-    def format(self, slug: str | None = None) -> legality.Format | None:
-        return self.formats.get(slug or self.default_format)
+    def version_on(
+        self, slug: str | None = None, as_of: date | None = None
+    ) -> Version | None:
+        """The version of the format `slug` (the default when None) in force on `as_of` (today
+        in the site's time zone when None); None for no such format, or a day before its first
+        version."""
+        day = as_of or self.as_of or timezone.localdate()
+        found = None
+        for version in self.formats.get(slug or self.default_format, ()):
+            if version.starts is None or version.starts <= day:
+                found = version
+        return found
+
+    def format(self, slug: str | None = None, as_of: date | None = None) -> legality.Format | None:
+        """The engine's format of `version_on(slug, as_of)`; before its first version, that
+        version's (the caller says the day is too early: `version_on` is None)."""
+        versions = self.formats.get(slug or self.default_format)
+        if not versions:
+            return None
+        version = self.version_on(slug, as_of) or versions[0]
+        return version.engine
 
     # The catalogue interface the deck serializers resolve slugs with.
     def leader(self, slug: str) -> legality.LeaderInfo | None:
@@ -184,7 +217,12 @@ def _load(game_id: int) -> GameRules:
     cache stale. No card yet (GameRules.cards reads them)."""
     game = Game.objects.get(pk=game_id)
     type_names = dict(game.card_types.values_list("slug", "name"))
-    formats = {f.slug: f for f in Format.objects.filter(game_id=game_id).select_related("game")}
+    formats = {
+        f.slug: f
+        for f in Format.objects.filter(game_id=game_id)
+        .select_related("game")
+        .prefetch_related("versions")
+    }
     default = next((f for f in formats.values() if f.is_default), None)
     leader_colours = _sets(
         Leader.colours.through, "leader_id", "colour__slug", leader__game_id=game_id
@@ -203,7 +241,9 @@ def _load(game_id: int) -> GameRules:
     )
     loyalty = _sets(Loyalty, "leader_id", ("faction__name", "points"), leader__game_id=game_id)
     leaders = Leader.objects.filter(game_id=game_id).values_list("pk", "slug", "name")
-    refs = {rule.get("section") for f in formats.values() for rule in f.rules} - {None, ""}
+    refs = {
+        rule.get("section") for f in formats.values() for v in f.version_list for rule in v.rules
+    } - {None, ""}
     anchors = RuleSection.objects.live().filter(game_id=game_id, number__in=refs)
     words = Words(
         rarities=dict(game.rarities.values_list("pk", "slug")),
@@ -219,7 +259,10 @@ def _load(game_id: int) -> GameRules:
         name=game.name,
         version=game.rules_version,
         has_leaders=game.has_leaders,
-        formats={slug: f.engine(type_names) for slug, f in formats.items()},
+        formats={
+            slug: [Version(v.starts, v.name, v.engine(type_names)) for v in f.version_list]
+            for slug, f in formats.items()
+        },
         default_format=(default or next(iter(formats.values()), None)).slug if formats else "",
         leader_infos={
             slug: legality.LeaderInfo(

@@ -5,6 +5,7 @@ keywords of which some are factions); cards and leaders use only their own game'
 """
 
 import bisect
+import datetime
 import functools
 import html
 import json
@@ -36,6 +37,7 @@ from django.db.models import (
 from django.db.models.expressions import RawSQL
 from django.db.models.functions import Lower
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.html import strip_tags
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.text import slugify
@@ -325,32 +327,15 @@ def _default_sections():
 
 
 class Format(models.Model):
-    """How a game's decks are judged: deck sections and an ordered list of rule instances
-    (cards.legality), plus a ban list. A game has one or more; one is its default."""
+    """How a game's decks are judged. A game has one or more formats, one its default; a
+    format changes over time, so what judges is one of its dated versions (`FormatVersion`):
+    the one in force on the day asked, today unless said."""
 
     game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="formats")
     slug = models.SlugField(max_length=40)
     name = models.CharField(max_length=80, validators=[one_line])
     is_default = models.BooleanField("default", default=False)
     position = models.PositiveSmallIntegerField(default=0)
-    sections = models.JSONField(
-        default=_default_sections,
-        help_text='Deck sections in order, e.g. [{"slug": "main", "name": "Main deck"}]; cards '
-        "go to the first when no section is named.",
-    )
-    rules = models.JSONField(
-        default=list,
-        blank=True,
-        help_text=(
-            "Deck rules, in order: a list such as "
-            '[{"rule": "deck_size", "deck": "main", "min": 40, "section": "5.3"}]. '
-            "Rules: " + ", ".join(legality.RULES) + "."
-        ),
-    )
-    banlist = models.JSONField(
-        default=dict, blank=True, help_text='{"card-slug": most copies allowed}; 0 = banned.'
-    )
-    notes = models.TextField(blank=True, help_text="What the format is; what the site chose.")
     hand_size = models.PositiveSmallIntegerField(
         default=5,
         validators=[MinValueValidator(1), MaxValueValidator(MAX_HAND)],
@@ -381,44 +366,155 @@ class Format(models.Model):
         return reverse("format-detail", kwargs={"game": self.game.slug, "slug": self.slug})
 
     @property
+    def version_list(self) -> list["FormatVersion"]:
+        """The versions, oldest first: those held or prefetched, else read once and held."""
+        if not holds(self, "versions"):
+            hold(self, "versions", self.versions.all())
+        return rows_of(self, "versions")
+
+    def version_on(self, day: datetime.date | None = None) -> "FormatVersion | None":
+        """The version in force on `day` (today in the site's time zone when None): the last
+        that starts on or before it; None before the first."""
+        day = day or timezone.localdate()
+        found = None
+        for version in self.version_list:
+            if version.starts is None or version.starts <= day:
+                found = version
+        return found
+
+    @property
+    def current(self) -> "FormatVersion":
+        """The version in force today (a format always has one from its first day on; before
+        that, its first)."""
+        return self.version_on() or self.version_list[0]
+
+    # Today's sections, rules, ban list and notes: what pages and the builder show.
+    sections = property(lambda self: self.current.sections)
+    rules = property(lambda self: self.current.rules)
+    banlist = property(lambda self: self.current.banlist)
+    notes = property(lambda self: self.current.notes)
+
+    @property
     def slugs(self) -> list[str]:
-        """The deck sections' slugs, in order (as legality.Format.slugs)."""
+        """Today's deck sections' slugs, in order (as legality.Format.slugs)."""
         return [s["slug"] for s in self.sections]
 
     def as_data(self) -> dict:
-        """The format as data: the API's and the game definition's shape."""
+        """The format as data: the API's and the game definition's shape (today's sections,
+        rules, ban list and notes at the top, every version in `versions`)."""
         return {
             "slug": self.slug,
             "name": self.name,
             "default": self.is_default,
-            "sections": self.sections,
-            "rules": self.rules,
-            "banlist": self.banlist or {},
-            "notes": self.notes,
+            **self.current.rules_data(),
             "hand_size": self.hand_size,
+            "versions": [v.as_data() for v in self.version_list],
         }
 
-    def engine(self, type_names: dict[str, str] | None = None) -> legality.Format:
-        """This format as the rules engine reads it, in the game's words (`type_names`: the
-        game's card type names; read from the database when not given)."""
-        if type_names is None:
-            if getattr(self, "_engine", None) is None:  # once per instance (prefetch-aware)
-                self._engine = self.engine({t.slug: t.name for t in self.game.type_list})
-            return self._engine
-        return legality.Format.from_data(
-            self.as_data(), type_names=type_names, leader_label=self.game.leader_label
-        )
+    def engine(
+        self, type_names: dict[str, str] | None = None, *, as_of: datetime.date | None = None
+    ) -> legality.Format:
+        """The version in force on `as_of` (today when None; the first version before it) as the
+        rules engine reads it, in the game's words (see FormatVersion.engine)."""
+        version = self.version_on(as_of) or self.version_list[0]
+        return version.engine(type_names)
 
     def clean(self):
         if not self.game_id:
             return
-        types = self.game.card_types.values_list("slug", flat=True)
-        errors = legality.validate_format(self.as_data(), card_types=list(types))
-        if errors:
-            raise ValidationError({"rules": errors})
         other = self.game.formats.exclude(pk=self.pk).filter(is_default=True).first()
         if self.is_default and other is not None:
             raise ValidationError({"is_default": f"{ONE_DEFAULT} ({other.name})"})
+
+
+class FormatVersion(models.Model):
+    """One format as it stood from a date on: its deck sections, its ordered rule instances
+    (cards.legality) and its ban list. A version without a start date is in force from the
+    beginning; a later one replaces it on its date."""
+
+    format = models.ForeignKey(Format, on_delete=models.CASCADE, related_name="versions")
+    starts = models.DateField(
+        "in force from",
+        null=True,
+        blank=True,
+        help_text="The first day it judges decks (the site's time zone); empty: from the "
+        "beginning.",
+    )
+    name = models.CharField(
+        max_length=120, validators=[one_line], help_text='e.g. "September 2025 ban list".'
+    )
+    sections = models.JSONField(
+        default=_default_sections,
+        help_text='Deck sections in order, e.g. [{"slug": "main", "name": "Main deck"}]; cards '
+        "go to the first when no section is named.",
+    )
+    rules = models.JSONField(
+        default=list,
+        blank=True,
+        help_text=(
+            "Deck rules, in order: a list such as "
+            '[{"rule": "deck_size", "deck": "main", "min": 40, "section": "5.3"}]. '
+            "Rules: " + ", ".join(legality.RULES) + "."
+        ),
+    )
+    banlist = models.JSONField(
+        default=dict, blank=True, help_text='{"card-slug": most copies allowed}; 0 = banned.'
+    )
+    notes = models.TextField(blank=True, help_text="What the version is; what the site chose.")
+
+    class Meta:
+        ordering = ["format", F("starts").asc(nulls_first=True)]
+        constraints = [
+            models.UniqueConstraint(fields=["format", "starts"], name="formatversion_one_a_day"),
+            models.UniqueConstraint(
+                fields=["format"],
+                condition=Q(starts__isnull=True),
+                name="formatversion_one_from_the_beginning",
+                violation_error_message="Only one version can be in force from the beginning.",
+            ),
+            models.CheckConstraint(condition=~Q(name=""), name="formatversion_name_not_empty"),
+        ]
+
+    def __str__(self):
+        return self.name
+
+    @property
+    def slugs(self) -> list[str]:
+        return [s["slug"] for s in self.sections]
+
+    def rules_data(self) -> dict:
+        return {
+            "sections": self.sections,
+            "rules": self.rules,
+            "banlist": self.banlist or {},
+            "notes": self.notes,
+        }
+
+    def as_data(self) -> dict:
+        """The version as the API and the game definition give it."""
+        starts = self.starts.isoformat() if self.starts else None
+        return {"from": starts, "name": self.name, **self.rules_data()}
+
+    def engine(self, type_names: dict[str, str] | None = None) -> legality.Format:
+        """This version as the rules engine reads it, in the game's words (`type_names`: the
+        game's card type names; read from the database when not given)."""
+        game = self.format.game
+        if type_names is None:
+            if getattr(self, "_engine", None) is None:  # once per instance (prefetch-aware)
+                self._engine = self.engine({t.slug: t.name for t in game.type_list})
+            return self._engine
+        data = {"slug": self.format.slug, "name": self.format.name, **self.rules_data()}
+        return legality.Format.from_data(
+            data, type_names=type_names, leader_label=game.leader_label
+        )
+
+    def clean(self):
+        if not self.format_id:
+            return
+        types = self.format.game.card_types.values_list("slug", flat=True)
+        errors = legality.validate_format(self.rules_data(), card_types=list(types))
+        if errors:
+            raise ValidationError({"rules": errors})
 
 
 def cost_in_order(game: Game, cost) -> dict:

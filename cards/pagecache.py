@@ -9,7 +9,9 @@ by default, PAGE_CACHE_URL to share it) under a key that names everything its by
 - the release: a digest of the code, templates and static files (a deploy keys every page anew);
 - the versions of the data it shows, read from the database in one query before the lookup:
   `games_version()` for the reference data (every write to a model of `cards.signals.REGISTRY`
-  moves its game's `rules_version` in the writing transaction) and, for a page that shows
+  moves its game's `rules_version` in the writing transaction), the number of format versions
+  in force or past today (a version dated in advance changes verdicts on its day) and, for a
+  page that shows
   a deck, the rows it shows (`shows`: the deck's row and its owner's name).
 
 So nothing is ever invalidated and nothing is written but pages: a write changes the versions,
@@ -34,9 +36,10 @@ from django.core.cache import caches
 from django.db import connection
 from django.http import HttpResponse, HttpResponseNotModified
 from django.utils.cache import patch_cache_control, patch_vary_headers
+from django.utils import timezone
 from django.utils.http import parse_etags
 
-from .models import games_version
+from .models import FormatVersion, games_version
 
 # The request headers an answer may depend on besides its address: the API's content
 # negotiation, and htmx asking for a part of a page (or restoring a whole one from history).
@@ -60,10 +63,17 @@ def release() -> str:
 
 
 def reference_version() -> str:
-    """The version of every game's reference data and of the list of games (one query)."""
+    """The version of every game's reference data and of the list of games, and how many
+    format versions are in force or past today (it moves the day a version dated in advance
+    takes effect, with no write): one query."""
+    versions = FormatVersion._meta.db_table
     with connection.cursor() as cursor:
-        cursor.execute(games_version().sql)
-        return cursor.fetchone()[0]
+        cursor.execute(
+            f"SELECT ({games_version().sql}), "  # noqa: S608 (no input)
+            f"(SELECT COUNT(*) FROM {versions} WHERE starts <= %s)",
+            [timezone.localdate().isoformat()],
+        )
+        return "-".join(map(str, cursor.fetchone()))
 
 
 def _cacheable(request) -> bool:

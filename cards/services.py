@@ -20,6 +20,7 @@ from .models import (
     Colour,
     Face,
     Format,
+    FormatVersion,
     Game,
     GlossaryTerm,
     Keyword,
@@ -393,16 +394,17 @@ def save_game(*, definition: dict) -> Game:
 
 @transaction.atomic
 def save_format(*, game: Game, data: Mapping, position: int | None = None) -> Format:
-    """Create or update one format of `game` from its data shape (see Format.as_data), checked
-    against the engine's schema; making it the default takes that from the others."""
+    """Create or update one format of `game` from its data shape (see Format.as_data), each
+    version checked against the engine's schema; making it the default takes that from the
+    others.
+
+    Its `versions` decide where given (matched by their `from` date: the same date replaces
+    the stored version, a new date adds one, none is deleted); without them the top-level
+    sections, rules, ban list and notes are one version in force from the beginning."""
     fmt = Format.objects.filter(game=game, slug=data.get("slug")).first() or Format(game=game)
     fmt.slug = data.get("slug") or ""
     fmt.name = data.get("name") or fmt.slug
     fmt.is_default = bool(data.get("default"))
-    fmt.sections = data.get("sections") or []
-    fmt.rules = data.get("rules") or []
-    fmt.banlist = data.get("banlist") or {}
-    fmt.notes = data.get("notes") or ""
     fmt.hand_size = data.get("hand_size") or Format._meta.get_field("hand_size").default
     if position is not None:
         fmt.position = position
@@ -412,8 +414,45 @@ def save_format(*, game: Game, data: Mapping, position: int | None = None) -> Fo
     if fmt.is_default:  # before full_clean, which refuses a second default
         game.formats.exclude(pk=fmt.pk).filter(is_default=True).update(is_default=False)
     fmt.full_clean(exclude=["game"], validate_unique=False, validate_constraints=False)
+    versions = data.get("versions")
     fmt.save()
+    if versions is None:
+        save_format_version(fmt=fmt, data={**data, "from": None, "name": fmt.name})
+        return fmt
+    if not isinstance(versions, list) or not versions:
+        raise ValidationError({"versions": "must be a non-empty list of versions."})
+    for number, version in enumerate(versions, 1):
+        try:
+            save_format_version(fmt=fmt, data=version)
+        except ValidationError as e:
+            raise ValidationError(
+                {"versions": [f"version {number}: {message}" for message in e.messages]}
+            ) from None
     return fmt
+
+
+def save_format_version(*, fmt: Format, data: Mapping) -> FormatVersion:
+    """Create or replace the version of `fmt` that starts on `data["from"]` (an ISO date, or
+    None for the beginning), checked against the engine's schema."""
+    if not isinstance(data, Mapping):
+        raise ValidationError('a version is an object: {"from", "name", "sections", "rules"}.')
+    starts = data.get("from")
+    if starts is not None:
+        try:
+            starts = date.fromisoformat(starts) if isinstance(starts, str) else None
+        except ValueError:
+            starts = None
+        if starts is None:
+            raise ValidationError(f'"from" must be a date such as "2025-09-18", not {data["from"]!r}.')
+    version = fmt.versions.filter(starts=starts).first() or FormatVersion(format=fmt, starts=starts)
+    version.name = data.get("name") or (starts.strftime("%-d %B %Y") if starts else fmt.name)
+    version.sections = data.get("sections") or []
+    version.rules = data.get("rules") or []
+    version.banlist = data.get("banlist") or {}
+    version.notes = data.get("notes") or ""
+    version.full_clean(exclude=["format"], validate_unique=False, validate_constraints=False)
+    version.save()
+    return version
 
 
 def export_game_definition(game: Game) -> dict:

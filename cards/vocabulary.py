@@ -43,6 +43,7 @@ from .models import (
     Colour,
     Face,
     Format,
+    FormatVersion,
     Game,
     GlossaryTerm,
     Keyword,
@@ -167,6 +168,12 @@ class Vocabulary:
             for loyalty in loyalties.get(leader.pk, []):
                 loyalty.leader = leader
             hold(leader, "loyalties", loyalties.get(leader.pk, []))
+        versions: dict[int, list] = {}
+        for version in rows["format_versions"]:  # oldest first
+            version.format = self.format_by_pk[version.format_id]
+            versions.setdefault(version.format_id, []).append(version)
+        for fmt in self.formats:
+            hold(fmt, "versions", versions.get(fmt.pk, []))
         printings: dict[int, list] = {}
         for printing in rows["leader_printings"]:
             printings.setdefault(printing.leader_id, []).append(printing)
@@ -276,7 +283,8 @@ def _load(game_id: int) -> dict:
     """What a Vocabulary is built from: plain rows, picklable for the shared cache."""
     game = Game.objects.get(pk=game_id)
     formats = list(Format.objects.filter(game_id=game_id))
-    refs = {rule.get("section") for f in formats for rule in f.rules} - {None, ""}
+    versions = list(FormatVersion.objects.filter(format__game_id=game_id))
+    refs = {rule.get("section") for v in versions for rule in v.rules} - {None, ""}
     anchors = RuleSection.objects.live().filter(game_id=game_id, number__in=refs)
     return {
         "game": game,
@@ -285,6 +293,7 @@ def _load(game_id: int) -> dict:
         "card_types": list(CardType.objects.filter(game_id=game_id)),
         "stats": list(Stat.objects.filter(game_id=game_id)),
         "formats": formats,
+        "format_versions": versions,
         "keywords": list(Keyword.objects.filter(game_id=game_id)),
         "sets": list(CardSet.objects.filter(game_id=game_id)),
         "leader_printings": list(Printing.objects.filter(game_id=game_id, leader__isnull=False)),

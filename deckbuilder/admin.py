@@ -8,12 +8,32 @@ from . import services
 from .models import Deck
 
 
+class LegalNow(admin.SimpleListFilter):
+    title = "legal now"
+    parameter_name = "legal"
+
+    def lookups(self, request, model_admin):
+        return [("1", "Yes"), ("0", "No")]
+
+    def queryset(self, request, queryset):
+        if self.value() in {"0", "1"}:
+            return queryset.legal_now(self.value() == "1")
+        return queryset
+
+
 @admin.register(Deck)
 class DeckAdmin(admin.ModelAdmin):
     list_display = ["name", "owner", "game", "visibility", "legal", "card_count", "unpublished_at"]
-    list_filter = ["visibility", "game", "legal", ("unpublished_at", admin.EmptyFieldListFilter)]
+    list_filter = ["visibility", "game", LegalNow, ("unpublished_at", admin.EmptyFieldListFilter)]
     search_fields = ["name", "owner__username", "share_id"]
     list_select_related = ["owner", "game"]
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).prefetch_related("verdicts")
+
+    @admin.display(boolean=True, description="legal now")
+    def legal(self, deck):
+        return deck.legal
     actions = ["restore_unpublished"]
     fields = [
         "name",

@@ -3,7 +3,9 @@
 Serializers check shapes and resolve slugs; every rule is the engine's (via services).
 """
 
+import dataclasses
 import re
+from datetime import date
 
 from django.db.models import Exists, OuterRef, Prefetch
 from django.http import Http404
@@ -206,6 +208,11 @@ class ValidateSerializer(DeckContentSerializer):
 
     leader = serializers.SlugField(max_length=120, allow_null=True, required=False)
     cards = CardCountSerializer(many=True, max_length=MAX_ROWS)
+    as_of = serializers.DateField(
+        required=False,
+        help_text="Judge by the format's version in force on this day (YYYY-MM-DD; default: "
+        "today in the site's time zone). A day before its first version is refused.",
+    )
 
     def to_internal_value(self, data):
         """A well-formed body, the common case (see _plain_body), is taken without building
@@ -351,6 +358,27 @@ class ProblemSerializer(serializers.Serializer):
     rule_url = serializers.URLField(allow_null=True, help_text="The rule's page, with anchor.")
 
 
+class VersionSerializer(serializers.Serializer):
+    """A format's version: the one that judged."""
+
+    from_ = serializers.DateField(allow_null=True, help_text="Its first day; null: always.")
+    name = serializers.CharField()
+
+    def get_fields(self):
+        fields = super().get_fields()
+        fields["from"] = fields.pop("from_")
+        return fields
+
+
+class FormatVerdictSerializer(serializers.Serializer):
+    format = serializers.CharField(help_text="A format of the deck's game (its slug).")
+    legal = serializers.BooleanField(
+        allow_null=True, help_text="Under the version in force now; null: not judged yet."
+    )
+    version = VersionSerializer()
+    problems = ProblemSerializer(many=True)
+
+
 class UnpublishedSerializer(serializers.Serializer):
     reason = serializers.CharField(max_length=1000, validators=[several_lines])
     at = serializers.DateTimeField(read_only=True)
@@ -363,7 +391,11 @@ class DeckSerializer(serializers.ModelSerializer):
     leader = serializers.SlugRelatedField(slug_field="slug", read_only=True, allow_null=True)
     owner = serializers.CharField(source="owner.username", read_only=True)
     cards = serializers.SerializerMethodField()
+    legal = serializers.BooleanField(
+        read_only=True, help_text="Legal in its format under the version in force now."
+    )
     problems = serializers.SerializerMethodField()
+    legality = serializers.SerializerMethodField()
     url = serializers.SerializerMethodField()
     unpublished = serializers.SerializerMethodField(
         help_text="Why staff took the deck out of the public lists; for its owner and staff."
@@ -383,6 +415,7 @@ class DeckSerializer(serializers.ModelSerializer):
             "card_count",
             "legal",
             "problems",
+            "legality",
             "owner",
             "url",
             "created",
@@ -416,11 +449,25 @@ class DeckSerializer(serializers.ModelSerializer):
     def get_problems(self, deck) -> list[dict]:
         return with_rule_urls(deck.problems, deck.game.slug, self.context["request"])
 
+    @extend_schema_field(FormatVerdictSerializer(many=True))
+    def get_legality(self, deck) -> list[dict]:
+        request = self.context["request"]
+        return [
+            {
+                "format": row["format"],
+                "legal": row["legal"],
+                "version": row["version"],
+                "problems": with_rule_urls(row["problems"], deck.game.slug, request),
+            }
+            for row in services.legality_of(deck)
+        ]
+
 
 class ReportSerializer(serializers.Serializer):
     legal = serializers.BooleanField()
     card_count = serializers.IntegerField()
     format = serializers.CharField(help_text="The format judged against.")
+    version = VersionSerializer(help_text="The version of the format that judged.")
     sections = serializers.DictField(
         child=serializers.IntegerField(), help_text="Cards (copies) per deck section."
     )
@@ -463,19 +510,39 @@ def validate(request, game):
     rules = catalogue.game_rules(game)  # usually no query: cached per process
     if rules is None:
         raise Http404
+    as_of = request.data.get("as_of") if isinstance(request.data, dict) else None
+    if as_of is not None:
+        rules = dataclasses.replace(rules, as_of=_as_of(as_of))
     serializer = ValidateSerializer(data=request.data, context={"catalogue": rules})
     serializer.is_valid(raise_exception=True)
     return Response(verdict(serializer.validated_data, rules, request))
 
 
+def _as_of(value) -> date:
+    if isinstance(value, str) and len(value) == 10:
+        try:
+            return date.fromisoformat(value)
+        except ValueError:
+            pass
+    raise serializers.ValidationError({"as_of": ["A date such as 2025-09-18 (YYYY-MM-DD)."]})
+
+
 def verdict(data: dict, rules: catalogue.GameRules, request) -> dict:
-    """The validate answer for a ValidateSerializer's data: the engine's report on it."""
+    """The validate answer for a ValidateSerializer's data: the engine's report on it under
+    the version of its format in force on `rules.as_of` (today when None)."""
     fmt = data.get("format") or rules.format()
+    version = rules.version_on(fmt.slug)
+    if version is None:
+        first = rules.formats[fmt.slug][0]
+        raise serializers.ValidationError(
+            {"as_of": [f"{fmt.name} starts on {first.starts.isoformat()}: no version before it."]}
+        )
     entries = [(card, n, section) for (card, section), n in data["cards"].items()]
     report = legality.check(fmt, data.get("leader"), entries)
     return {
         **report.as_dict(),
         "format": fmt.slug,
+        "version": {"from": version.starts, "name": version.name},
         "sections": report.section_counts,
         "problems": with_rule_urls(report.problems, rules.slug, request),
     }

@@ -4,11 +4,11 @@ import secrets
 
 from django.conf import settings
 from django.db import models
-from django.db.models import Q
+from django.db.models import F, OuterRef, Q, Subquery
 from django.urls import reverse
 from django.utils import timezone
 
-from cards.models import Card, DressedQuerySet, Format, Game, Leader, held
+from cards.models import Card, DressedQuerySet, Format, FormatVersion, Game, Leader, held
 from cards.text import one_line, several_lines
 
 
@@ -35,7 +35,21 @@ class DeckQuerySet(models.QuerySet):
         return self.filter(visibility=Visibility.PUBLIC)
 
     def for_display(self):
-        return self.select_related("owner", "game", "format", "leader")
+        return self.select_related("owner", "game", "format", "leader").prefetch_related(
+            "verdicts"
+        )
+
+    def legal_in(self, fmt: Format | int, day=None, *, legal: bool = True):
+        """Decks whose verdict under the version of `fmt` in force on `day` (today when None)
+        is `legal` (any deck of another game has none: not legal, nor illegal)."""
+        now = DeckVerdict.objects.filter(deck=OuterRef("pk"), format=fmt).in_force(day)
+        return self.alias(legal_then=Subquery(now.values("legal")[:1])).filter(legal_then=legal)
+
+    def legal_now(self, legal: bool = True, day=None):
+        """Decks legal (or not) in their own format under the version in force on `day`."""
+        now = DeckVerdict.objects.filter(deck=OuterRef("pk"), format=OuterRef("format"))
+        verdict = Subquery(now.in_force(day).values("legal")[:1])
+        return self.alias(legal_then=verdict).filter(legal_then=legal)
 
 
 class Deck(models.Model):
@@ -54,10 +68,8 @@ class Deck(models.Model):
     visibility = models.CharField(
         max_length=10, choices=Visibility.choices, default=Visibility.PRIVATE, db_index=True
     )
-    # The engine's verdict, stored so lists can show and filter it without recomputing.
-    legal = models.BooleanField(default=False)
+    # The engine's verdicts are DeckVerdicts, one per version of each format of the game.
     card_count = models.PositiveSmallIntegerField(default=0)
-    problems = models.JSONField(default=list, blank=True)
     version = models.PositiveIntegerField(default=1, help_text="Bumped on every change (ETag).")
     # Moderation: staff took the deck out of the public lists (it stays unlisted) and said why;
     # the owner reads the reason on the deck page and cannot list it again until staff restore.
@@ -107,10 +119,89 @@ class Deck(models.Model):
         return reverse("deck-detail", kwargs={"share_id": self.share_id})
 
     entry_list = held("entries")
+    verdict_list = held("verdicts")
 
     @property
     def etag(self) -> str:
         return f'"{self.share_id}-{self.version}"'
+
+    def verdict(self, fmt_id: int | None = None, day=None) -> "DeckVerdict | None":
+        """The stored verdict under the version of the format `fmt_id` (the deck's own when
+        None) in force on `day` (today in the site's time zone when None)."""
+        return in_force(
+            [v for v in self.verdict_list if v.format_id == (fmt_id or self.format_id)], day
+        )
+
+    @property
+    def legal(self) -> bool:
+        """Legal in its own format under the version in force now."""
+        found = self.verdict()
+        return bool(found and found.legal)
+
+    @property
+    def problems(self) -> list[dict]:
+        found = self.verdict()
+        return found.problems if found else []
+
+    @property
+    def illegal_since(self):
+        """The start of the version in force that made the deck illegal, when one did (a
+        version with no start, or a deck never legal under any stored version: None)."""
+        found = self.verdict()
+        if found is None or found.legal or found.starts is None:
+            return None
+        before = [v for v in self.verdict_list if v.format_id == self.format_id]
+        was_legal = any(v.legal for v in before if v.starts is None or v.starts < found.starts)
+        return found.starts if was_legal else None
+
+
+def in_force(verdicts, day=None):
+    """Of verdicts (or versions) with `starts`, the one in force on `day` (today when None):
+    the latest that starts on or before it; None before the first."""
+    day = day or timezone.localdate()
+    started = [v for v in verdicts if v.starts is None or v.starts <= day]
+    return max(started, key=lambda v: (v.starts is not None, v.starts), default=None)
+
+
+class DeckVerdictQuerySet(models.QuerySet):
+    def in_force(self, day=None):
+        """Per deck and format, the verdict of the version in force on `day` (today when
+        None) comes first: use with `[:1]` in a subquery on one deck and format."""
+        day = day or timezone.localdate()
+        return self.filter(Q(starts__lte=day) | Q(starts__isnull=True)).order_by(
+            F("starts").desc(nulls_last=True)
+        )
+
+
+class DeckVerdict(models.Model):
+    """The engine's verdict on a deck under one version of one format of its game (the deck's
+    own format and every other), stored so that lists show and filter legality without judging
+    every deck. Written for every version in force now or later whenever the deck, the cards
+    it names or the format change; so when a version's day comes its verdicts are there, and
+    what is shown is always the verdict of the version in force at that moment."""
+
+    deck = models.ForeignKey(Deck, on_delete=models.CASCADE, related_name="verdicts")
+    format = models.ForeignKey(Format, on_delete=models.CASCADE, related_name="+")
+    version = models.ForeignKey(FormatVersion, on_delete=models.CASCADE, related_name="+")
+    # The version's start (None: from the beginning), copied so that picking the verdict in
+    # force is one filter on this table.
+    starts = models.DateField(null=True, blank=True)
+    legal = models.BooleanField(default=False)
+    problems = models.JSONField(default=list, blank=True)
+
+    objects = DeckVerdictQuerySet.as_manager()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["deck", "version"], name="deckverdict_one_a_version")
+        ]
+        indexes = [
+            models.Index(fields=["deck", "format", "starts"], name="deckverdict_in_force"),
+            models.Index(fields=["format", "starts", "legal"], name="deckverdict_format_legal"),
+        ]
+
+    def __str__(self):
+        return f"{self.deck_id} under {self.version_id}: {'legal' if self.legal else 'not legal'}"
 
 
 class DeckCardQuerySet(DressedQuerySet):

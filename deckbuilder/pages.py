@@ -5,7 +5,7 @@ row (services), so a change is a new key: nothing is moved or cleared when a dec
 
 from django.db.models import Count, Exists, OuterRef, Window
 
-from .models import Deck, DeckCard, DeckVersion, Visibility
+from .models import Deck, DeckCard, DeckVerdict, DeckVersion, Visibility
 
 RECENT = 5  # the public decks a card's page lists
 
@@ -13,6 +13,8 @@ RECENT = 5  # the public decks a card's page lists
 KEYED = {
     Deck: "a deck's page reads its row in its key",
     DeckCard: "every change to a deck's cards saves the deck's row, which that key reads",
+    DeckVerdict: "every change to a deck's verdicts saves the deck's row, which that key reads; "
+    "which version is in force moves the key's count of versions started (cards.pagecache)",
 }
 NOT_SHOWN = {
     DeckVersion: "history is shown on the history page only, which is never kept",

@@ -8,6 +8,7 @@ and the pages' forms.
 """
 
 import copy
+import itertools
 import re
 from collections.abc import Callable, Iterable, Mapping
 from typing import NamedTuple
@@ -19,10 +20,10 @@ from django.http import Http404
 from django.utils import timezone
 
 from cards import fowsim, legality, matching, vocabulary
-from cards.models import Card, Format, Game, Leader, hold, printings_of_sets
+from cards.models import Card, CardType, Format, Game, Leader, hold, printings_of_sets
 
 from . import history
-from .models import Deck, DeckCard, DeckVersion, Visibility
+from .models import Deck, DeckCard, DeckVerdict, DeckVersion, Visibility
 
 MAX_COPIES = 99
 
@@ -73,19 +74,22 @@ def cards_for_rules():
     )
 
 
+def _entries():
+    """Deck entries with everything the engine and the pages need (3 queries)."""
+    return DeckCard.objects.select_related(
+        "card__rarity", "card__type", "card__loyalty_faction"
+    ).prefetch_related(
+        "card__colours",
+        "card__keywords",
+        "card__faces",
+        "card__more_types",
+        Prefetch("card__printings", printings_of_sets()),
+    )
+
+
 def entries_of(deck: Deck) -> list[DeckCard]:
     """The deck's entries with everything the engine and the pages need (3 queries)."""
-    return list(
-        deck.entries.select_related(
-            "card__rarity", "card__type", "card__loyalty_faction"
-        ).prefetch_related(
-            "card__colours",
-            "card__keywords",
-            "card__faces",
-            "card__more_types",
-            Prefetch("card__printings", printings_of_sets()),
-        )
-    )
+    return list(_entries().filter(deck=deck))
 
 
 def judge(*, fmt: Format, leader: Leader | None, contents: Contents) -> legality.Report:
@@ -166,13 +170,13 @@ def _save(
     printings = {k: p for k, p in (printings or {}).items() if p and contents.get(k)}
     if leader is _READ:
         leader = leader_for_rules(deck.leader)
-    report = judge(fmt=deck.format, leader=leader, contents=contents)
+    formats = vocabulary.of(deck.game).formats if dressed else None
+    report, verdicts = judge_all(deck=deck, leader=leader, contents=contents, formats=formats)
     if deck.visibility == Visibility.PUBLIC and deck.unpublished_at:
         raise DeckUnpublished(deck)
     if deck.visibility == Visibility.PUBLIC and not report.legal:
         raise DeckNotLegal(report)
-    deck.legal, deck.card_count = report.legal, report.card_count
-    deck.problems = [p.as_dict() for p in report.problems]
+    deck.card_count = report.card_count
     if deck.pk:
         deck.version += 1
     deck.save()
@@ -180,8 +184,89 @@ def _save(
         _store_one(changed)
     elif replace:
         _store(deck, contents, printings)
+    _store_verdicts(verdicts)
+    hold(deck, "verdicts", verdicts)
     _record(deck, contents, report, printings)
     return report
+
+
+def formats_of(game_id: int) -> list[Format]:
+    """The game's formats with their versions and the words their engines read, as the
+    database has them now (three queries)."""
+    formats = list(
+        Format.objects.filter(game_id=game_id).select_related("game").prefetch_related("versions")
+    )
+    if formats:
+        hold(formats[0].game, "card_types", CardType.objects.filter(game_id=game_id))
+    for fmt in formats:
+        fmt.game = formats[0].game
+    return formats
+
+
+def judge_all(
+    *, deck: Deck, leader: Leader | None, contents: Contents, formats: list[Format] | None = None
+) -> tuple[legality.Report, list[DeckVerdict]]:
+    """The engine's verdict on the deck under each version of each format of its game in
+    force today or later (`formats` with their versions, read when not given): the report of
+    its own format's version in force today, and the verdicts to store."""
+    day = timezone.localdate()
+    info = leader.info() if leader else None
+    entries = [(card.info(), count, section) for (card, section), count in contents.items()]
+    own, verdicts = None, []
+    for fmt in formats if formats is not None else formats_of(deck.game_id):
+        versions, now = fmt.version_list, fmt.version_on(day)
+        # Those before the one in force now are never in force again (unless a later one is
+        # deleted, which judges every deck again).
+        for version in versions[versions.index(now) if now else 0 :]:
+            report = legality.check(version.engine(), info, entries)
+            verdicts.append(
+                DeckVerdict(
+                    deck=deck,
+                    format=fmt,
+                    version=version,
+                    starts=version.starts,
+                    legal=report.legal,
+                    problems=[p.as_dict() for p in report.problems],
+                )
+            )
+            if fmt.pk == deck.format_id and version is (now or versions[0]):
+                own = report
+    if own is None:  # the deck's format is not among them (never: a deck's format is its game's)
+        own = judge(fmt=deck.format, leader=leader, contents=contents)
+    return own, verdicts
+
+
+def legality_of(deck: Deck, day=None) -> list[dict]:
+    """The deck's stored verdict under the version in force on `day` (today when None) of
+    every format of its game, in the game's order: {"format", "legal", "version": {"from",
+    "name"}, "problems"} (`legal` None: not judged under that version yet)."""
+    rows = []
+    for fmt in vocabulary.of(deck.game).formats:
+        version = fmt.version_on(day)
+        if version is None:
+            continue  # not in force yet
+        verdict = deck.verdict(fmt.pk, day)
+        fresh = verdict is not None and verdict.version_id == version.pk
+        rows.append(
+            {
+                "format": fmt.slug,
+                "name": fmt.name,
+                "legal": verdict.legal if fresh else None,
+                "version": {"from": version.starts, "name": version.name},
+                "problems": verdict.problems if fresh else [],
+            }
+        )
+    return rows
+
+
+def _store_verdicts(verdicts: list[DeckVerdict]) -> None:
+    """Write these verdicts over the stored ones of the same deck and version (one statement)."""
+    DeckVerdict.objects.bulk_create(
+        verdicts,
+        update_conflicts=True,
+        unique_fields=["deck", "version"],
+        update_fields=["format", "starts", "legal", "problems"],
+    )
 
 
 def _record(deck: Deck, contents: Contents, report: legality.Report, printings: Printings) -> None:
@@ -479,31 +564,48 @@ def deck_copy(*, deck: Deck, owner) -> Deck:
     return copy
 
 
-def refresh_legality(*, decks: Iterable[Deck]) -> int:
-    """Recompute stored verdicts after cards, leaders or a format changed; returns how many
-    changed. Cards in a section the format no longer has move to its first section. A public
-    deck that became illegal stays public, showing its problems."""
+def refresh_legality(*, decks: Iterable[Deck], chunk: int = 200) -> int:
+    """Judge decks again after cards, leaders or a format (or its versions) changed: their
+    verdicts under every version in force now or later; returns how many decks changed. Cards
+    in a section their format no longer has today move to its first section. A public deck
+    that became illegal stays public, showing its problems. Reads a chunk of decks at a time
+    (their entries, cards and leaders in a few queries each)."""
     changed = 0
-    for deck in decks:
-        with transaction.atomic():
-            contents, printings = _contents_of(deck)
-            fitted = fit_sections(contents, deck.format)
-            if fitted != contents:
-                _store(deck, fitted, fit_printings(printings, deck.format))
-            report = judge(fmt=deck.format, leader=leader_for_rules(deck.leader), contents=fitted)
-            problems = [p.as_dict() for p in report.problems]
-            if fitted != contents or (deck.legal, deck.card_count, deck.problems) != (
-                report.legal,
-                report.card_count,
-                problems,
+    formats: dict[int, list[Format]] = {}
+    decks = iter(decks)
+    while batch := list(itertools.islice(decks, chunk)):
+        entries: dict[int, list[DeckCard]] = {d.pk: [] for d in batch}
+        for entry in _entries().filter(deck__in=batch):
+            entries[entry.deck_id].append(entry)
+        leaders = Leader.objects.for_rules().in_bulk({d.leader_id for d in batch} - {None})
+        stored: dict[int, dict] = {d.pk: {} for d in batch}
+        for verdict in DeckVerdict.objects.filter(deck__in=batch):
+            stored[verdict.deck_id][verdict.version_id] = (verdict.legal, verdict.problems)
+        for deck in batch:
+            if deck.game_id not in formats:
+                formats[deck.game_id] = formats_of(deck.game_id)
+            fmt = next(f for f in formats[deck.game_id] if f.pk == deck.format_id)
+            contents = {(e.card, e.section): e.count for e in entries[deck.pk]}
+            fitted = fit_sections(contents, fmt)
+            report, verdicts = judge_all(
+                deck=deck,
+                leader=leaders.get(deck.leader_id),
+                contents=fitted,
+                formats=formats[deck.game_id],
+            )
+            now = {v.version_id: (v.legal, v.problems) for v in verdicts}
+            if fitted == contents and report.card_count == deck.card_count and all(
+                stored[deck.pk].get(pk) == verdict for pk, verdict in now.items()
             ):
+                continue
+            with transaction.atomic():
+                if fitted != contents:
+                    _store(deck, fitted, fit_printings(printings_of(entries[deck.pk]), fmt))
+                _store_verdicts(verdicts)
                 Deck.objects.filter(pk=deck.pk).update(
-                    legal=report.legal,
-                    card_count=report.card_count,
-                    problems=problems,
-                    version=deck.version + 1,
+                    card_count=report.card_count, version=F("version") + 1
                 )
-                changed += 1
+            changed += 1
     return changed
 
 

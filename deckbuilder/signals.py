@@ -9,7 +9,7 @@ from django.db.models import Q
 from django.db.models.signals import m2m_changed, post_delete, post_save
 from django.dispatch import receiver
 
-from cards.models import Card, Format, Game, Keyword, Leader, Loyalty
+from cards.models import Card, FormatVersion, Game, Keyword, Leader, Loyalty
 from cards.signals import bulk_written
 
 from . import services
@@ -28,10 +28,12 @@ def game_saved(sender, instance, created, raw=False, **kwargs):
         _refresh(Deck.objects.filter(game=instance))
 
 
-@receiver(post_save, sender=Format)
-def format_saved(sender, instance, created, raw=False, **kwargs):
-    if not created and not raw:
-        _refresh(Deck.objects.filter(format=instance))
+@receiver([post_save, post_delete], sender=FormatVersion)
+def format_version_changed(sender, instance, raw=False, **kwargs):
+    """Every deck of the game has a verdict under each format's versions (legality per format),
+    so each is judged again: a version added, changed or deleted, in force today or later."""
+    if not raw:
+        _refresh(Deck.objects.filter(game__formats=instance.format_id))
 
 
 @receiver([post_save, post_delete], sender=Loyalty)
