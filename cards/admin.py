@@ -10,11 +10,13 @@ import io
 
 from django import forms
 from django.contrib import admin, messages
+from django.contrib.admin.options import IS_POPUP_VAR
 from django.core.exceptions import ValidationError
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
+from django.utils.html import format_html
 from django.utils.safestring import mark_safe
 
 from . import importers, services
@@ -24,6 +26,7 @@ from .models import (
     CardType,
     Colour,
     Format,
+    FormatVersion,
     Game,
     GlossaryTerm,
     Keyword,
@@ -113,8 +116,16 @@ class StatInline(StaffCuratorMixin, admin.TabularInline):
     fields = ["position", "slug", "name"]
 
 
+def add_first_version(fmt: Format) -> FormatVersion:
+    """A new format's first version: in force from the beginning, named like the format, one
+    deck section and no rules, for the curator to edit on its page."""
+    data = {"from": None, "name": fmt.name, "sections": [{"slug": "main", "name": "Deck"}]}
+    return services.save_format_version(fmt=fmt, data=data)
+
+
 class FormatInline(StaffCuratorMixin, admin.TabularInline):
-    """The game's formats at a glance; their sections and rules are edited on their own page."""
+    """The game's formats at a glance; their sections and rules are in their versions, edited
+    on their own pages. A format added here gets a first version (add_first_version)."""
 
     model = Format
     extra = 0
@@ -147,22 +158,87 @@ class GameAdmin(StaffCuratorMixin, admin.ModelAdmin):
     ]
     inlines = [FormatInline, CardTypeInline, ColourInline, RarityInline, StatInline]
 
+    def save_formset(self, request, form, formset, change):
+        super().save_formset(request, form, formset, change)
+        if formset.model is Format:  # a format always has a version
+            for fmt in formset.new_objects:
+                add_first_version(fmt)
+
+
+class FormatVersionInline(StaffCuratorMixin, admin.TabularInline):
+    """A format's versions, read only here: each is changed on its own page, which previews the
+    decks a change makes illegal (deckbuilder.admin.FormatVersionAdmin)."""
+
+    model = FormatVersion
+    fields = ["in_force_from", "name"]
+    readonly_fields = fields
+    show_change_link = True
+    extra = 0
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+    @admin.display(description="in force from")
+    def in_force_from(self, version):
+        return version.starts or "the beginning"
+
 
 @admin.register(Format)
 class FormatAdmin(StaffCuratorMixin, admin.ModelAdmin):
-    """A format's sections, rules and ban list as JSON, checked against the rules engine's
-    schema on save (Format.clean): a bad rule is refused with the reason, nothing is saved."""
+    """A format's name, place and hand size; one default per game (Format.clean). What judges
+    its decks (sections, rules, ban list) is in its dated versions, listed here and each
+    changed on its own page, where a new one starts from "New version from the current one".
+
+    A format added here gets a first version at once (add_first_version: from the beginning,
+    one deck section, no rules) and the page goes on to it: the rules are written in one
+    place, the version's page, rather than in a second form on this one."""
 
     list_display = ["name", "game", "slug", "is_default", "position"]
     list_filter = ["game"]
     list_select_related = ["game"]
-    search_fields = ["name", "slug", "notes"]
+    search_fields = ["name", "slug"]
     prepopulated_fields = {"slug": ["name"]}
-    fields = ["game", "name", "slug", "is_default", "position", "sections", "rules", "banlist"]
-    fields += ["notes"]
+    fields = ["game", "name", "slug", "is_default", "position", "hand_size"]
+
+    def get_inlines(self, request, obj):
+        return [FormatVersionInline] if obj else []  # an added format's comes with it
+
+    def get_fields(self, request, obj=None):
+        return [*self.fields, "new_version"] if obj else self.fields
 
     def get_readonly_fields(self, request, obj=None):
-        return ["game"] if obj else []
+        return ["game", "new_version"] if obj else []
+
+    @admin.display(description="new version")
+    def new_version(self, fmt):
+        current = fmt.current
+        url = reverse("admin:cards_formatversion_add") + f"?copy={current.pk}"
+        return format_html(
+            '<a href="{}">New version from the current one</a> (“{}”)', url, current.name
+        )
+
+    def save_model(self, request, obj, form, change):
+        super().save_model(request, obj, form, change)
+        if not change:
+            add_first_version(obj)
+
+    def response_add(self, request, obj, post_url_continue=None):
+        response = super().response_add(request, obj, post_url_continue)
+        if IS_POPUP_VAR in request.POST:
+            return response
+        self.message_user(
+            request,
+            "Its first version, in force from the beginning, has one deck section and no "
+            "rules: give it its sections, rules and ban list here.",
+            messages.INFO,
+        )
+        return redirect("admin:cards_formatversion_change", obj.current.pk)
 
 
 @admin.register(Keyword)

@@ -22,8 +22,9 @@ from rest_framework.decorators import action, api_view
 from rest_framework.response import Response
 from rest_framework.settings import api_settings
 
-from . import filters, rulebook, services, vocabulary
+from . import filters, legality, rulebook, services, vocabulary
 from .filters import CardFilter
+from .legality import STATUSES  # the class body's `legality` is the field
 from .models import (
     SEARCH_MAX_LENGTH,
     Card,
@@ -467,6 +468,7 @@ class CardSerializer(GameScopedSerializer):
     cost = serializers.JSONField(required=False)
     stats = StatsField(required=False)
     loyalty = CardLoyaltySerializer(required=False, allow_null=True)
+    legality = serializers.SerializerMethodField()
 
     class Meta:
         model = Card
@@ -491,9 +493,26 @@ class CardSerializer(GameScopedSerializer):
             "image",
             "faces",
             "printings",
+            "legality",
             "url",
         ]
         read_only_fields = ["total_cost"]
+
+    @extend_schema_field(
+        {
+            "type": "object",
+            "additionalProperties": {"type": "string", "enum": list(STATUSES)},
+            "description": "Each format of the game (by slug): where the card alone stands "
+            "under its version in force today.",
+        }
+    )
+    def get_legality(self, card) -> dict[str, str]:
+        # Each format's engine once per serializer (a list's cards share it), none per card.
+        engines = self.__dict__.get("_engines")
+        if engines is None:
+            engines = self._engines = [(f.slug, f.engine()) for f in self.game.format_list]
+        info = card.info()
+        return {slug: legality.card_status(engine, info)[0] for slug, engine in engines}
 
     def to_representation(self, card) -> dict:
         """The card as DRF's fields above represent it, from its record (a test compares the
@@ -502,6 +521,7 @@ class CardSerializer(GameScopedSerializer):
         shown = card.as_record() | {
             "total_cost": card.total_cost,
             "factions": self.get_factions(card),
+            "legality": self.get_legality(card),
             "url": self.get_url(card),
         }
         return {name: shown[name] for name in self.Meta.fields}

@@ -117,9 +117,7 @@ class GameRules:
     # (dataclasses.replace shares what was read).
     as_of: date | None = None
 
-    def version_on(
-        self, slug: str | None = None, as_of: date | None = None
-    ) -> Version | None:
+    def version_on(self, slug: str | None = None, as_of: date | None = None) -> Version | None:
         """The version of the format `slug` (the default when None) in force on `as_of` (today
         in the site's time zone when None); None for no such format, or a day before its first
         version."""

@@ -197,6 +197,9 @@ class CardFilter(django_filters.FilterSet):
     in_format = django_filters.ChoiceFilter(
         method="filter_format", label="Format of the leader filter (default: the game's)"
     )
+    # A format's slug: the cards legal (or limited) there, or banned there, today.
+    legal = django_filters.ChoiceFilter(method="filter_standing", label="Legal in")
+    banned = django_filters.ChoiceFilter(method="filter_standing", label="Banned in")
     cost_min = django_filters.NumberFilter(field_name="total_cost", lookup_expr="gte", min_value=0)
     cost_max = django_filters.NumberFilter(field_name="total_cost", lookup_expr="lte", min_value=0)
     sort = django_filters.ChoiceFilter(
@@ -221,6 +224,14 @@ class CardFilter(django_filters.FilterSet):
         self.filters["sort"].extra["choices"] = [(k, label) for k, (_, label) in self.sorts.items()]
         self.filters["type"].extra["choices"] = [(t.slug, t.name) for t in game.type_list]
         self.filters["in_format"].extra["choices"] = [(f.slug, f.name) for f in game.format_list]
+        for name in ("legal", "banned"):
+            self.filters[name].extra["choices"] = [(f.slug, f.name) for f in game.format_list]
+            self.filters[name].extra["error_messages"] = {
+                # django-filter formats messages with %: a game's name must not add any.
+                "invalid_choice": "%(value)r is not a format of "
+                + game.name.replace("%", "%%")
+                + "."
+            }
         # Labels in the game's words (error summaries name the fields by them).
         self.filters["colour"].label = game.colour_label or "Colour"
         leader_noun = (game.leader_label or "leader").lower()
@@ -302,6 +313,17 @@ class CardFilter(django_filters.FilterSet):
         words = getattr(self.game, "words", None)
         return queryset.usable_by((words and words.leader(value.pk)) or value, fmt)
 
+    def filter_standing(self, queryset, name, value: str):
+        """`legal`: cards legal or limited in the format, today; `banned`: those banned there
+        (legality.card_status, on the database: Card.objects.legal_in / banned_in)."""
+        fmt = next((f for f in self.game.format_list if f.slug == value), None)
+        if fmt is None:
+            return queryset
+        engine = fmt.engine()  # the version in force today
+        if name == "legal":
+            return queryset.legal_in(engine, self.game)
+        return queryset.banned_in(engine, self.game)
+
     def filter_format(self, queryset, name, value: str):
         return queryset  # read by filter_leader
 
@@ -346,6 +368,8 @@ class CardFilter(django_filters.FilterSet):
             ],
             "factions": [k for k in keywords if k.is_faction],
             "keywords": keywords,
+            "formats": self.game.format_list,  # for "Legal in" and "Banned in"
+            "chosen_standing": {name: data.get(name, "") for name in ("legal", "banned")},
             "sorts": self.form.fields["sort"].choices,
             "current_sort": data.get("sort") or "name",
             "active_filters": sum(1 for key in keys if any(v.strip() for v in data.getlist(key))),

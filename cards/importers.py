@@ -336,12 +336,17 @@ def import_fowsim_banlist(*, game: Game, document, base: str = "constructed") ->
     saved = []
     with transaction.atomic():
         for name, rules in fowsim.banlist_rules(document).items():
-            data = model.as_data() | {"slug": slugify(name), "name": name, "default": False}
-            data["rules"] = [*model.rules, *rules]
-            data["notes"] = (
-                f"{model.name}, with the {name} ban list: the cards it bans (by printing number)"
-                " and the pairs it bans together."
-            )
+            data = {
+                "slug": slugify(name),
+                "name": name,
+                "default": False,
+                "hand_size": model.hand_size,
+                "sections": model.sections,
+                "rules": [*model.rules, *rules],
+                "banlist": model.banlist,
+                "notes": f"{model.name}, with the {name} ban list: the cards it bans (by printing"
+                " number) and the pairs it bans together.",
+            }
             try:
                 saved.append(services.save_format(game=game, data=data))
             except ValidationError as e:

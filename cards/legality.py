@@ -13,7 +13,8 @@ A game's *format* is data: its deck sections and an ordered list of rule instanc
 `check(fmt, leader, entries)` runs every rule over plain data (a leader or None, and
 (card, count, section) entries) and returns a Report with *every* problem found, each with its
 code and the deck section it concerns. `validate_format(data)` says what is wrong with a format
-before it is stored.
+before it is stored. `card_status(fmt, card)` says where one card alone stands in a format
+(legal, limited, banned, not in its pool, not allowed in any section), from the same rules.
 
 Rules that judge one card against the leader (`colour_identity`, `faction_gate`,
 `loyalty_gate`, `exclusive_keywords`, `pool`) are defined once, as a *requirement* the leader
@@ -42,6 +43,10 @@ __all__ = [
     "Report",
     "check",
     "card_problems",
+    "card_status",
+    "ban_limit",
+    "status_label",
+    "STATUSES",
     "closed_sections",
     "requirement",
     "types_of",
@@ -1114,12 +1119,18 @@ def copy_limit(fmt: Format, card: CardInfo, section: str | None = None) -> int |
     """The most copies of `card` the format allows in `section` (default: the first); None when
     unlimited. The ban list counts too."""
     section = section or fmt.first
+    limits = [_rules_limit(fmt, card, section), _ban_limit(fmt.banlist, card)]
+    return min((n for n in limits if n is not None), default=None)
+
+
+def _rules_limit(fmt: Format, card: CardInfo, section: str) -> int | None:
+    """The most copies of `card` the format's copy_limit rules allow in `section` (no ban
+    list); None when unlimited."""
     limits = [
         _limit(rule, card)
         for rule in fmt.rules
         if rule["rule"] == "copy_limit" and section in (rule.get("across") or fmt.slugs)
     ]
-    limits.append(_ban_limit(fmt.banlist, card))
     return min((n for n in limits if n is not None), default=None)
 
 
@@ -1148,6 +1159,67 @@ def allowed_sections(fmt: Format, card: CardInfo) -> list[str]:
     return [
         s for s in fmt.slugs if all(_takes(r, card) for r in rules if r.get("deck", fmt.first) == s)
     ]
+
+
+# --- a card's standing in a format, on its own (no leader) --------------------------------------
+
+LEGAL, LIMITED, BANNED, NOT_IN_POOL, NOT_ALLOWED = (
+    "legal",
+    "limited",
+    "banned",
+    "not_in_pool",
+    "not_allowed",
+)
+STATUSES = (LEGAL, LIMITED, BANNED, NOT_IN_POOL, NOT_ALLOWED)
+
+
+def ban_limit(fmt: Format, card: CardInfo) -> int | None:
+    """The most copies of `card` the format's ban lists allow (its ban list and every `banlist`
+    rule's cards, by slug or printing number; the lowest wins), or None when none lists it.
+    A `combination_ban` bans cards only together, never one alone: it does not count."""
+    found = [
+        _ban_limit(rule.get("cards") or {}, card)
+        for rule in fmt.all_rules()
+        if rule["rule"] == "banlist"
+    ]
+    return min((n for n in found if n is not None), default=None)
+
+
+def card_status(fmt: Format, card: CardInfo) -> tuple[str, int | None]:
+    """Where `card` alone stands in `fmt`, as (status, the copies the ban list allows or None).
+    The first that applies: `not_allowed`, no deck section takes it (section_types);
+    `not_in_pool`, a pool rule leaves it out; `banned`, the ban list allows 0; `limited`, it
+    allows fewer copies than the copy_limit rules would; else `legal`. Rules that judge a card
+    against a leader do not count. Card.objects.legal_in / banned_in are its database side."""
+    sections = allowed_sections(fmt, card)
+    if not sections:
+        return NOT_ALLOWED, None
+    pool = LEADER_RULES["pool"]
+    for rule in fmt.rules:
+        if rule["rule"] == "pool" and not pool.requirement(rule, None).holds(card):
+            return NOT_IN_POOL, None
+    most = ban_limit(fmt, card)
+    if most == 0:
+        return BANNED, 0
+    if most is not None:
+        # What the rules allow where the card may go; the most generous section counts.
+        allowed = [_rules_limit(fmt, card, section) for section in sections]
+        if None in allowed or most < max(allowed):
+            return LIMITED, most
+    return LEGAL, None
+
+
+_STATUS_LABELS = {
+    LEGAL: "Legal",
+    BANNED: "Banned",
+    NOT_IN_POOL: "Not in pool",
+    NOT_ALLOWED: "Not allowed",
+}
+
+
+def status_label(status: str, limit: int | None = None) -> str:
+    """A status in words, for pages: "Legal", "Limited to 2", "Banned"…"""
+    return f"Limited to {limit}" if status == LIMITED else _STATUS_LABELS[status]
 
 
 def describe(rule: Mapping, fmt: Format) -> str:

@@ -389,10 +389,21 @@ class Format(models.Model):
         return self.version_on() or self.version_list[0]
 
     # Today's sections, rules, ban list and notes: what pages and the builder show.
-    sections = property(lambda self: self.current.sections)
-    rules = property(lambda self: self.current.rules)
-    banlist = property(lambda self: self.current.banlist)
-    notes = property(lambda self: self.current.notes)
+    @property
+    def sections(self) -> list[dict]:
+        return self.current.sections
+
+    @property
+    def rules(self) -> list[dict]:
+        return self.current.rules
+
+    @property
+    def banlist(self) -> dict[str, int]:
+        return self.current.banlist
+
+    @property
+    def notes(self) -> str:
+        return self.current.notes
 
     @property
     def slugs(self) -> list[str]:
@@ -795,9 +806,10 @@ class CardQuerySet(DressedQuerySet):
         own = Exists(Card.keywords.through.objects.filter(card=OuterRef("pk"), keyword=keyword))
         return self.filter(Q(own) | face_keyword_q(keyword.name))
 
-    def usable_by(self, leader: "Leader", fmt: "Format | None" = None):
+    def usable_by(self, leader: "Leader", fmt=None):
         """Cards that `leader` may put in a deck of `fmt` (default: the game's default format),
-        by the format's card-versus-leader rules.
+        by the format's card-versus-leader rules. `fmt`: what holds a format's rules (a
+        Format: its version in force today; a FormatVersion; the engine's legality.Format).
 
         Each such rule of the engine gives a requirement (cards.legality.LEADER_RULES), which
         the engine checks card by card and `requirement_q` turns into a filter here: one
@@ -811,6 +823,75 @@ class CardQuerySet(DressedQuerySet):
                 wanted = legality.requirement(rule, info)
                 queryset = queryset.filter(requirement_q(wanted, leader.game))
         return queryset
+
+    def legal_in(self, fmt: legality.Format, game: Game):
+        """Cards legal or limited in `fmt` (the engine's format, of `game`) on their own: where
+        legality.card_status says `legal` or `limited`. The same rules read the same way (tests
+        prove the two agree)."""
+        admitted, banned = _standing_q(fmt, game)
+        queryset = self.filter(admitted)
+        return queryset if banned is None else queryset.filter(~banned)
+
+    def banned_in(self, fmt: legality.Format, game: Game):
+        """Cards banned in `fmt` (of `game`): where legality.card_status says `banned` (the
+        card may go in a section and is in the pool, and a ban list allows it 0 copies)."""
+        admitted, banned = _standing_q(fmt, game)
+        return self.none() if banned is None else self.filter(admitted & banned)
+
+
+def _standing_q(fmt: legality.Format, game: Game) -> tuple[Q, Q | None]:
+    """(the cards some section takes and every pool rule admits; the cards a ban list
+    allows 0 copies, None when it bans none) as conditions, from the rules card_status
+    reads: section_types (legality.allowed_sections), pool, banlist."""
+    admitted = Q()
+    rules = [r for r in fmt.rules if r["rule"] == "section_types"]
+    some_section = None
+    for section in fmt.slugs:
+        mine = [r for r in rules if r.get("deck", fmt.first) == section]
+        if not mine:  # a section that takes every card
+            some_section = None
+            break
+        takes = Q()
+        for rule in mine:
+            takes &= _takes_q(rule, game)
+        some_section = takes if some_section is None else some_section | takes
+    if some_section is not None:
+        admitted &= some_section
+    for rule in fmt.rules:
+        if rule["rule"] == "pool":
+            admitted &= requirement_q(legality.requirement(rule, None), game)
+    refs = {  # what legality.ban_limit finds 0 for (the format's ban list is one of them)
+        ref
+        for rule in fmt.all_rules()
+        if rule["rule"] == "banlist"
+        for ref, most in (rule.get("cards") or {}).items()
+        if most == 0
+    }
+    if not refs:
+        return admitted, None
+    numbers = Printing.objects.annotate(lower=Lower("number")).filter(
+        card=OuterRef("pk"), lower__in=sorted({ref.lower() for ref in refs})
+    )
+    return admitted, Q(slug__in=sorted(refs)) | Q(Exists(numbers))
+
+
+def _takes_q(rule: dict, game: Game) -> Q:
+    """The cards a section_types rule takes (legality._takes): one of its types (its own,
+    its other types, its faces') among the rule's, and the rule's keyword if it names one."""
+    if not rule.get("types"):
+        return Q(pk__in=[])  # takes nothing (the schema refuses such a rule)
+    ids = [t.pk for t in game.type_list if t.slug in rule["types"]]
+    faces = Q()
+    for slug in rule["types"]:  # a face's types are a JSON list of slugs, as its keywords
+        faces |= Q(types__icontains=json.dumps(slug, ensure_ascii=False))
+    face_rows = Face.objects.filter(faces, card=OuterRef("pk"))
+    takes = Q(Exists(face_rows))
+    if ids:
+        more = Card.more_types.through.objects.filter(card=OuterRef("pk"), cardtype_id__in=ids)
+        takes |= Q(type_id__in=ids) | Q(Exists(more))
+    if rule.get("keyword"):  # having it: not NoneOf it (one definition of "has a keyword")
+        takes &= ~requirement_q(legality.NoneOf("keywords", frozenset([rule["keyword"]])), game)
+    return takes
 
 
 def colours_q(op: str, ids) -> Q:

@@ -35,8 +35,8 @@ from django.contrib.messages import get_messages
 from django.core.cache import caches
 from django.db import connection
 from django.http import HttpResponse, HttpResponseNotModified
-from django.utils.cache import patch_cache_control, patch_vary_headers
 from django.utils import timezone
+from django.utils.cache import patch_cache_control, patch_vary_headers
 from django.utils.http import parse_etags
 
 from .models import FormatVersion, games_version

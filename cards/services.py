@@ -443,7 +443,9 @@ def save_format_version(*, fmt: Format, data: Mapping) -> FormatVersion:
         except ValueError:
             starts = None
         if starts is None:
-            raise ValidationError(f'"from" must be a date such as "2025-09-18", not {data["from"]!r}.')
+            raise ValidationError(
+                f'"from" must be a date such as "2025-09-18", not {data["from"]!r}.'
+            )
     version = fmt.versions.filter(starts=starts).first() or FormatVersion(format=fmt, starts=starts)
     version.name = data.get("name") or (starts.strftime("%-d %B %Y") if starts else fmt.name)
     version.sections = data.get("sections") or []

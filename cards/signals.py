@@ -46,9 +46,10 @@ _held: ContextVar[set | None] = ContextVar("rules_version_held", default=None)
 
 
 def bump(game_id) -> None:
+    """Move the rules_version of the game `game_id` (an id, or a one-row queryset of it)."""
     held = _held.get()
     if held is not None:
-        held.add(game_id)
+        held.add(game_id if isinstance(game_id, int) else next(iter(game_id), None))
     else:
         Game.objects.filter(pk=game_id).update(rules_version=F("rules_version") + 1)
 
@@ -71,7 +72,7 @@ def one_bump():
         _held.reset(token)
     if transaction.get_connection().in_atomic_block and transaction.get_rollback():
         return
-    for game_id in held:
+    for game_id in held - {None}:
         bump(game_id)
 
 
@@ -131,7 +132,8 @@ def _changed(sender, instance, raw=False, **kwargs):
     else:  # a row that names its game through another (a leader's, a card's)
         owner, rest = path.split("__", 1)
         model = sender._meta.get_field(owner).related_model
-        bump(model.objects.filter(pk=getattr(instance, f"{owner}_id")).values(rest)[:1])
+        owned = model.objects.filter(pk=getattr(instance, f"{owner}_id"))
+        bump(owned.values_list(rest, flat=True)[:1])
 
 
 def _relation_changed(sender, instance, action, **kwargs):

@@ -9,6 +9,7 @@ also gives the navigation's version), takes the game's vocabulary and leaders fr
 their rows), counted up to a cap (cards.pagination).
 """
 
+import datetime
 import re
 import string
 import unicodedata
@@ -29,13 +30,14 @@ from django.db.models import (
 from django.db.models.functions import Coalesce, Substr
 from django.http import Http404, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils import timezone
 from django.utils.cache import get_conditional_response, patch_cache_control, patch_vary_headers
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 from django.views.decorators.cache import cache_control
 from django.views.decorators.http import require_safe
 
-from . import faces, filters, legality, rulebook, vocabulary
+from . import faces, filters, format_changes, legality, rulebook, vocabulary
 from .filters import CardFilter
 from .glossary import Glossary, rules_for_card
 from .models import (
@@ -159,8 +161,9 @@ def game_detail(request, game):
 @require_safe
 @anonymous_page
 def format_detail(request, game, slug):
-    """A format in words: its deck sections and every rule, each linked to its rules section
-    and marked when the site chose it; the other formats of the game."""
+    """A format in words: its deck sections and every rule (today's version), each linked to
+    its rules section and marked when the site chose it; its versions, newest first, each with
+    what it changed; the other formats of the game."""
     game = vocabulary.game_or_404(request, game)
     formats = game.format_list
     fmt = next((f for f in formats if f.slug == slug), None)
@@ -184,6 +187,11 @@ def format_detail(request, game, slug):
         for rule in engine.all_rules()
     ]
     gated = legality.closed_sections(engine, None, short=True)
+    versions = _versions(fmt)
+    changed = [v for v in versions if v["changes"]]
+    bans = _bans(game, engine, {b.ref for v in changed for b in v["changes"].bans})
+    for version in changed:
+        version["bans"] = [(bans["named"].get(b.ref, b.ref), b) for b in version["changes"].bans]
     context = {
         "game": game,
         "format": fmt,
@@ -192,15 +200,50 @@ def format_detail(request, game, slug):
         "sizes": [
             (s, legality.size_label(engine, s.slug), gated.get(s.slug, "")) for s in engine.sections
         ],
-        **_bans(game, engine),
+        "versions": versions,
+        "current": next((v for v in versions if v["in_force"]), None),
+        "upcoming": [v for v in versions if v["upcoming"]][::-1],  # the next first
+        **bans,
     }
     return render(request, "cards/format_detail.html", context)
 
 
-def _bans(game: Game, engine: legality.Format) -> dict:
+def _versions(fmt) -> list[dict]:
+    """The format's versions, newest first, each with whether it is in force today, to come
+    (`upcoming`) or over (`until`: its last day), and what it changed from the one before
+    (format_changes.Changes; None for the first). No query: the versions come with the game's
+    vocabulary."""
+    today = timezone.localdate()
+    versions, now = fmt.version_list, fmt.version_on(today)
+    rows = []
+    for i, version in enumerate(versions):
+        following = versions[i + 1] if i + 1 < len(versions) else None
+        upcoming = version.starts is not None and version.starts > today
+        rows.append(
+            {
+                "version": version,
+                "in_force": version == now,
+                "upcoming": upcoming,
+                "until": following.starts - datetime.timedelta(days=1)
+                if following and not upcoming
+                else None,
+                "changes": format_changes.diff(versions[i - 1].engine(), version.engine())
+                if i
+                else None,
+                # its own words: not those of the one before, nor the page's lead (in force)
+                "notes": ""
+                if version == now or (i and version.notes == versions[i - 1].notes)
+                else version.notes,
+            }
+        )
+    return rows[::-1]
+
+
+def _bans(game: Game, engine: legality.Format, more: set[str] = frozenset()) -> dict:
     """The format's bans by card (its ban list and its banlist rules, by slug or printing
     number), and its combination bans with the names of what they name (a reference to nothing
-    of this pool stays as written): four queries, none without bans."""
+    of this pool stays as written); `named`: the cards and leaders of those and of the `more`
+    refs (other versions' ban changes): four queries, none without bans."""
     bans: dict[str, int] = {}
     pairs = []
     for rule in engine.all_rules():
@@ -209,9 +252,9 @@ def _bans(game: Game, engine: legality.Format) -> dict:
                 bans[key] = min(n, bans.get(key, n))
         elif rule["rule"] == "combination_ban":
             pairs += rule.get("groups") or []
-    refs = set(bans) | {ref for group in pairs for ref in group}
+    refs = set(bans) | {ref for group in pairs for ref in group} | set(more)
     if not refs:
-        return {"banned": [], "pairs": []}
+        return {"banned": [], "pairs": [], "named": {}}
     named: dict[str, Card | Leader] = {}
     for model in (Card, Leader):
         found = model.objects.filter(game=game).filter(
@@ -230,6 +273,7 @@ def _bans(game: Game, engine: legality.Format) -> dict:
     return {
         "banned": sorted(banned.items(), key=lambda item: item[0].name),
         "pairs": [[named.get(ref, ref) for ref in group] for group in pairs],
+        "named": named,
     }
 
 
@@ -319,6 +363,24 @@ def _named(rows, text: str) -> list[tuple[int, str]]:
     return list(rows[:SUGGESTIONS])
 
 
+def _standing(game: Game, card: Card) -> list[dict]:
+    """Each format of the game with where `card` alone stands under its version in force
+    today (legality.card_status), for the card's page."""
+    info = card.info()
+    rows = []
+    for fmt in game.format_list:
+        status, limit = legality.card_status(fmt.engine(), info)
+        rows.append(
+            {
+                "format": fmt,
+                "version": fmt.current,
+                "status": status,
+                "label": legality.status_label(status, limit),
+            }
+        )
+    return rows
+
+
 @require_safe
 def card_detail(request, game, slug):
     game = vocabulary.game_or_404(request, game)
@@ -352,6 +414,7 @@ def card_detail(request, game, slug):
                 if rule["rule"] in legality.LEADER_RULES
             ],
             "format": fmt,
+            "standing": _standing(game, card),
             "glossary": glossary,
             "concerns": rules_for_card(card, glossary),
             "rulings": rulings,

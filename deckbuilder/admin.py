@@ -1,8 +1,21 @@
 """Decks in the admin: players' own work, so staff look and moderate rather than edit. Taking a
 deck down is on the deck's page (and the API); restoring is an action here. Both are recorded in
-each deck's history."""
+each deck's history.
 
+Also the versions of a format (cards.models.FormatVersion): reference data, but their form
+previews what a version does to the decks, which only this app knows (`cards` never imports
+`deckbuilder`), so their admin is registered here."""
+
+import hashlib
+import json
+
+from django import forms
 from django.contrib import admin, messages
+from django.contrib.admin.utils import unquote
+from django.shortcuts import redirect
+
+from cards.admin import StaffCuratorMixin
+from cards.models import Format, FormatVersion
 
 from . import services
 from .models import Deck
@@ -34,6 +47,7 @@ class DeckAdmin(admin.ModelAdmin):
     @admin.display(boolean=True, description="legal now")
     def legal(self, deck):
         return deck.legal
+
     actions = ["restore_unpublished"]
     fields = [
         "name",
@@ -76,3 +90,122 @@ class DeckAdmin(admin.ModelAdmin):
         for deck in decks:
             services.deck_restore(deck=deck, by=request.user)
         self.message_user(request, f"Restored {len(decks)} deck(s).", messages.SUCCESS)
+
+
+# --- versions of a format -------------------------------------------------------------------
+
+
+def describe_impact(impact: services.Impact, fmt: Format) -> str:
+    """The preview in words."""
+    plural = "s" * (impact.judged != 1)
+    judged = f"{impact.judged} deck{plural} of {fmt} legal now judged under it"
+    if not impact.by_owner:
+        return f"This version makes no deck illegal ({judged})."
+    public = impact.public or "no"
+    owners = ", ".join(f"{name} {count}" for name, count in impact.by_owner.items())
+    return (
+        f"This version makes {public} public deck{'s' * (impact.public != 1)} illegal; "
+        f"by owner: {owners} ({judged})."
+    )
+
+
+VERSION_FIELDS = ["format", "starts", "name", "sections", "rules", "banlist", "notes"]
+
+
+class FormatVersionForm(forms.ModelForm):
+    """A valid version is not saved at once: the form comes back with the preview of the decks
+    it makes illegal, and saves only when "Save it" is ticked for the data that was previewed
+    (its digest travels in a hidden field, so a change after the preview is previewed again)."""
+
+    confirm = forms.BooleanField(
+        label="Save it",
+        required=False,
+        help_text="The first save only previews the decks this version makes illegal (nothing "
+        "is saved); tick this after reading the preview and save again to keep it.",
+    )
+    previewed = forms.CharField(required=False, widget=forms.HiddenInput)
+
+    class Meta:
+        model = FormatVersion
+        fields = VERSION_FIELDS
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        field = self.fields["format"]
+        field.queryset = field.queryset.select_related("game")
+        field.label_from_instance = lambda fmt: f"{fmt.game}: {fmt}"
+        if self.instance.pk:
+            # A version stays with its format. Disabled rather than read-only: the field stays
+            # in the form, so its one-version-a-day constraint is still checked.
+            field.disabled = True
+
+    def digest(self) -> str:
+        """A short digest of the version's data (not of the confirmation)."""
+        data = {name: self.cleaned_data.get(name) for name in VERSION_FIELDS}
+        data["format"] = data["format"].pk
+        text = json.dumps(data, sort_keys=True, default=str)
+        return hashlib.sha256(text.encode()).hexdigest()[:20]
+
+    def full_clean(self):
+        """After every other check (the instance then holds the new data): the preview, as a
+        form error, unless this very data was previewed and the save confirmed."""
+        super().full_clean()
+        if not self.is_bound or self.errors:
+            return
+        digest = self.digest()
+        if self.cleaned_data["confirm"] and self.cleaned_data["previewed"] == digest:
+            return
+        impact = services.version_impact(version=self.instance)
+        self.add_error(None, describe_impact(impact, self.instance.format))
+        self.add_error(None, "Nothing is saved yet: tick “Save it” and save again to keep it.")
+        self.data = self.data.copy()  # the digest of what was previewed, sent back with it
+        self.data[self.add_prefix("previewed")] = digest
+
+
+@admin.register(FormatVersion)
+class FormatVersionAdmin(StaffCuratorMixin, admin.ModelAdmin):
+    """A format's dated versions. A new one starts as a copy of another (`?copy=<pk>`, linked
+    from the format's page as "New version from the current one"); saving one previews first
+    (FormatVersionForm); its decks are judged again when it is saved or deleted
+    (deckbuilder.signals). The last version of a format cannot be deleted."""
+
+    form = FormatVersionForm
+    list_display = ["name", "format_display", "starts_display"]
+    list_filter = ["format__game"]
+    list_select_related = ["format__game"]
+    search_fields = ["name", "format__name"]
+    fields = [*VERSION_FIELDS, "confirm", "previewed"]
+
+    @admin.display(description="format", ordering="format__game__name")
+    def format_display(self, version):
+        return f"{version.format.game}: {version.format}"
+
+    @admin.display(description="in force from", ordering="starts")
+    def starts_display(self, version):
+        return version.starts or "the beginning"
+
+    def get_changeform_initial_data(self, request):
+        initial = super().get_changeform_initial_data(request)
+        source = request.GET.get("copy", "")
+        copied = FormatVersion.objects.filter(pk=source).first() if source.isdigit() else None
+        if copied is not None:  # all but the start, which the curator gives
+            initial.update(format=copied.format_id, name=copied.name, **copied.rules_data())
+        return initial
+
+    def get_actions(self, request):
+        # One at a time, through delete_view, which keeps a format's last version.
+        actions = super().get_actions(request)
+        actions.pop("delete_selected", None)
+        return actions
+
+    def delete_view(self, request, object_id, extra_context=None):
+        version = self.get_object(request, unquote(object_id))
+        if version is not None and not version.format.versions.exclude(pk=version.pk).exists():
+            self.message_user(
+                request,
+                f"“{version}” is the only version of {version.format}, and a format always has "
+                "one: add another version before deleting this one.",
+                messages.ERROR,
+            )
+            return redirect("admin:cards_formatversion_change", version.pk)
+        return super().delete_view(request, object_id, extra_context)

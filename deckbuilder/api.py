@@ -518,6 +518,20 @@ def validate(request, game):
     return Response(verdict(serializer.validated_data, rules, request))
 
 
+def _format_of(game: str | None, slug: str) -> Format:
+    """The format `slug` of the game `game` (slugs), for a filter; a 400 that says why not."""
+    if not game:
+        raise serializers.ValidationError(
+            {"legal_in": ["Name the game too (game=<slug>): a format is one game's."]}
+        )
+    found = Format.objects.filter(game__slug=game, slug=slug).first()
+    if found is None:
+        known = ", ".join(Format.objects.filter(game__slug=game).values_list("slug", flat=True))
+        why = f"The game {game!r} has no format {slug!r} (its formats: {known or 'none'})."
+        raise serializers.ValidationError({"legal_in": [why]})
+    return found
+
+
 def _as_of(value) -> date:
     if isinstance(value, str) and len(value) == 10:
         try:
@@ -735,6 +749,12 @@ class DeckViewSet(viewsets.GenericViewSet):
         parameters=[
             OpenApiParameter("game", str),
             OpenApiParameter("in_format", str, description="A format's slug."),
+            OpenApiParameter(
+                "legal_in",
+                str,
+                description="A format of `game` (its slug; needs `game`): decks legal in it now, "
+                "under its version in force, whatever format they were built in.",
+            ),
             OpenApiParameter("leader", str),
             OpenApiParameter("card", str),
         ],
@@ -742,12 +762,15 @@ class DeckViewSet(viewsets.GenericViewSet):
     )
     @action(detail=False, methods=["get"])
     def public(self, request):
-        """Public decks, newest first; filter by `game`, `in_format`, `leader` and `card` slugs
-        (`in_format`, because `format` chooses the response format)."""
+        """Public decks, newest first; filter by `game`, `in_format`, `legal_in` (a format of
+        the game the deck is legal in now), `leader` and `card` slugs (`in_format`, because
+        `format` chooses the response format)."""
         decks = self.get_queryset().public()
         params = request.query_params
         if params.get("game"):
             decks = decks.filter(game__slug=params["game"])
+        if params.get("legal_in"):
+            decks = decks.legal_in(_format_of(params.get("game"), params["legal_in"]))
         if params.get("in_format"):
             decks = decks.filter(format__slug=params["in_format"])
         if params.get("leader"):

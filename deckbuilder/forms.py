@@ -321,10 +321,12 @@ DECK_SORTS = {
 
 
 class PublicDeckFilterForm(forms.Form):
-    """Filters of the public deck list (GET): game, format, leader and card, and the order.
-    Leader and card take a slug, a name in any case or the start of one name (of the chosen
-    game's leaders and cards, or any game's): cards.filters.find_by_name, which says when the
-    text is the start of several names and suggests close ones when it names nothing."""
+    """Filters of the public deck list (GET): game, format, the format a deck is legal in now
+    (`legal_in`, whatever format it was built in: a format of the chosen game), leader and
+    card, and the order. Leader and card take a slug, a name in any case or the start of one
+    name (of the chosen game's leaders and cards, or any game's): cards.filters.find_by_name,
+    which says when the text is the start of several names and suggests close ones when it
+    names nothing."""
 
     game = forms.ModelChoiceField(
         Game.objects.all(),
@@ -334,6 +336,7 @@ class PublicDeckFilterForm(forms.Form):
         error_messages={"invalid_choice": "No game %(value)r."},
     )
     in_format = forms.SlugField(label="Format", max_length=40, required=False)
+    legal_in = forms.SlugField(label="Legal in", max_length=40, required=False)
     leader = forms.CharField(label="Leader", max_length=120, required=False)
     card = forms.CharField(label="Contains the card", max_length=120, required=False)
     sort = forms.ChoiceField(
@@ -354,6 +357,23 @@ class PublicDeckFilterForm(forms.Form):
         if self.cleaned_data.get("game"):
             rows = rows.filter(game=self.cleaned_data["game"])
         return find_by_name(rows, value, noun=noun)
+
+    def clean_legal_in(self) -> Format | None:
+        """The format of the chosen game (from its cached vocabulary: no query)."""
+        slug = self.cleaned_data["legal_in"]
+        if not slug:
+            return None
+        game = self.cleaned_data.get("game")
+        if game is None:
+            raise forms.ValidationError("Choose a game first: “Legal in” is one of its formats.")
+        formats = vocabulary.of(game).formats
+        found = next((f for f in formats if f.slug == slug), None)
+        if found is None:
+            names = ", ".join(f.name for f in formats)
+            raise forms.ValidationError(
+                f"{game.name} has no format “{slug}”; its formats: {names}."
+            )
+        return found
 
     def clean_leader(self) -> list[Leader]:
         """The leaders named (one name; several games may have a leader of that name)."""

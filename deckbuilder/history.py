@@ -7,6 +7,8 @@ format and leader were loaded with it (select_related).
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
+from django.utils import timezone
+
 MINUS = "\u2212"  # − : a minus sign, not a hyphen
 ARROW = "\u2192"  # →
 
@@ -51,13 +53,19 @@ class Snapshot:
             name=version.name,
             format=version.format.name,
             leader=version.leader.name if version.leader else None,
-            sections=tuple((s["slug"], s["name"]) for s in version.format.sections),
+            sections=tuple((s["slug"], s["name"]) for s in sections_then(version)),
             contents=tuple(version.contents),
         )
 
     @property
     def card_count(self) -> int:
         return sum(row["count"] for row in self.contents)
+
+
+def sections_then(version) -> list[dict]:
+    """The sections of the deck's format as they were when the version was saved."""
+    fmt = version.format
+    return (fmt.version_on(timezone.localdate(version.created)) or fmt.current).sections
 
 
 @dataclass(frozen=True)

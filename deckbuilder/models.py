@@ -8,7 +8,16 @@ from django.db.models import F, OuterRef, Q, Subquery
 from django.urls import reverse
 from django.utils import timezone
 
-from cards.models import Card, DressedQuerySet, Format, FormatVersion, Game, Leader, held
+from cards.models import (
+    Card,
+    DressedQuerySet,
+    Format,
+    FormatVersion,
+    Game,
+    Leader,
+    held,
+    let_go,
+)
 from cards.text import one_line, several_lines
 
 
@@ -35,9 +44,7 @@ class DeckQuerySet(models.QuerySet):
         return self.filter(visibility=Visibility.PUBLIC)
 
     def for_display(self):
-        return self.select_related("owner", "game", "format", "leader").prefetch_related(
-            "verdicts"
-        )
+        return self.select_related("owner", "game", "format", "leader").prefetch_related("verdicts")
 
     def legal_in(self, fmt: Format | int, day=None, *, legal: bool = True):
         """Decks whose verdict under the version of `fmt` in force on `day` (today when None)
@@ -120,6 +127,10 @@ class Deck(models.Model):
 
     entry_list = held("entries")
     verdict_list = held("verdicts")
+
+    def refresh_from_db(self, *args, **kwargs):
+        let_go(self, "entries", "verdicts")  # what it was handed is read again too
+        super().refresh_from_db(*args, **kwargs)
 
     @property
     def etag(self) -> str:

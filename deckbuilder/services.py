@@ -20,7 +20,16 @@ from django.http import Http404
 from django.utils import timezone
 
 from cards import fowsim, legality, matching, vocabulary
-from cards.models import Card, CardType, Format, Game, Leader, hold, printings_of_sets
+from cards.models import (
+    Card,
+    CardType,
+    Format,
+    FormatVersion,
+    Game,
+    Leader,
+    hold,
+    printings_of_sets,
+)
 
 from . import history
 from .models import Deck, DeckCard, DeckVerdict, DeckVersion, Visibility
@@ -234,6 +243,24 @@ def judge_all(
     if own is None:  # the deck's format is not among them (never: a deck's format is its game's)
         own = judge(fmt=deck.format, leader=leader, contents=contents)
     return own, verdicts
+
+
+def verdict_now(*, deck: Deck, entries: Iterable[DeckCard], leader: Leader | None) -> DeckVerdict:
+    """The deck's verdict under its format's version in force now, judged from `entries` (their
+    cards dressed) and `leader` (with its relations), not read: for a page that holds them."""
+    fmt = deck.format
+    version = fmt.version_on() or fmt.version_list[0]
+    entries = [(e.card.info(), e.count, e.section) for e in entries]
+    report = legality.check(version.engine(), leader.info() if leader else None, entries)
+    problems = [p.as_dict() for p in report.problems]
+    return DeckVerdict(
+        deck=deck,
+        format=fmt,
+        version=version,
+        starts=version.starts,
+        legal=report.legal,
+        problems=problems,
+    )
 
 
 def legality_of(deck: Deck, day=None) -> list[dict]:
@@ -594,8 +621,10 @@ def refresh_legality(*, decks: Iterable[Deck], chunk: int = 200) -> int:
                 formats=formats[deck.game_id],
             )
             now = {v.version_id: (v.legal, v.problems) for v in verdicts}
-            if fitted == contents and report.card_count == deck.card_count and all(
-                stored[deck.pk].get(pk) == verdict for pk, verdict in now.items()
+            if (
+                fitted == contents
+                and report.card_count == deck.card_count
+                and all(stored[deck.pk].get(pk) == verdict for pk, verdict in now.items())
             ):
                 continue
             with transaction.atomic():
@@ -783,3 +812,42 @@ def deck_import(
         printings=printings,
         name=name or (f"{leader.name} deck" if leader else "Imported deck"),
     )
+
+
+class Impact(NamedTuple):
+    """What a format version would do to its format's decks: of `judged` decks legal now,
+    `public` public ones and, per owner, `by_owner` (username: count, any visibility) are
+    illegal under it."""
+
+    judged: int
+    public: int
+    by_owner: dict[str, int]
+
+
+def version_impact(*, version: FormatVersion, chunk: int = 200) -> Impact:
+    """The decks of `version.format` legal now in it that `version` (saved or not: the admin's
+    preview) would make illegal, judged as stored; writes nothing. Reads a chunk of decks at a
+    time (their entries, cards and leaders in a few queries each)."""
+    game = version.format.game
+    # The game's words handed in: the engine of this version as it is now, not one held before.
+    engine = version.engine({t.slug: t.name for t in game.card_types.all()})
+    decks = (
+        Deck.objects.filter(format=version.format_id)
+        .legal_now()
+        .order_by("pk")
+        .values_list("pk", "leader_id", "visibility", "owner__username")
+        .iterator(chunk_size=chunk)
+    )
+    judged, public, by_owner = 0, 0, {}
+    while batch := list(itertools.islice(decks, chunk)):
+        entries: dict[int, list] = {pk: [] for pk, *_ in batch}
+        for entry in _entries().filter(deck__in=entries):
+            entries[entry.deck_id].append((entry.card.info(), entry.count, entry.section))
+        leaders = Leader.objects.for_rules().in_bulk({leader for _, leader, *_ in batch} - {None})
+        for pk, leader, visibility, owner in batch:
+            judged += 1
+            info = leaders[leader].info() if leader else None
+            if not legality.check(engine, info, entries[pk]).legal:
+                public += visibility == Visibility.PUBLIC
+                by_owner[owner] = by_owner.get(owner, 0) + 1
+    return Impact(judged, public, dict(sorted(by_owner.items())))

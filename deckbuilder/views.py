@@ -1,13 +1,16 @@
 """Deck pages: public decks, my decks, the builder (new, edit), the deck page, copy, export.
 
 Views stay thin. Every write goes through `services` (atomic, judged by the rules engine) and
-every verdict shown is the engine's: the report stored on the deck, and
+every verdict shown is the engine's: the verdicts stored for the deck (one per version of each
+format of its game), `legality.check` under a version a reader picks on the deck page, and
 `legality.card_problems` for why a leader may not use a card. Templates decide no rule.
 
 The builder's +/− are plain POST forms that redirect back (no JavaScript needed); with htmx
 (`HX-Request: true`) the same endpoint answers with partials instead: the card's controls, the
 panel (counter, legality, problems, stats) and a status line, all swapped out of band.
 """
+
+import datetime
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -63,18 +66,21 @@ def healthz(request):
 # --- helpers ---------------------------------------------------------------------------------
 
 
-def _deck_or_404(request, share_id: str, *, lock: bool = False) -> Deck:
+def _deck_or_404(request, share_id: str, *, lock: bool = False, verdicts: bool = True) -> Deck:
     """The deck `request.user` may see (404 otherwise) with its owner, and the version of the
     site's games for the navigation: one query. Its game (with its vocabulary), format and
     leader come from the game's vocabulary at the rules_version read with it (cards.vocabulary),
-    not from joins. `lock`: read with `select_for_update`, in the caller's transaction."""
+    not from joins. `lock`: read with `select_for_update`, in the caller's transaction.
+    `verdicts`: with its stored verdicts (a second query; the builder judges its deck itself)."""
     decks = (
         Deck.objects.visible_to(request.user)
         .select_related("owner")
         .annotate(games_version=vocabulary.games_version(), rules_version=F("game__rules_version"))
     )
-    if lock:  # of=self: only the deck's row
+    if lock:  # of=self: only the deck's row (a change judges the deck anew: its verdicts then)
         decks = decks.select_for_update(of=("self",))
+    elif verdicts:  # one query; every verdict shown reads them
+        decks = decks.prefetch_related("verdicts")
     deck = get_object_or_404(decks, share_id=share_id)
     vocabulary.remember_games_version(request, deck.games_version)
     words = vocabulary.at(deck.game_id, deck.rules_version)
@@ -278,9 +284,9 @@ def _card_rows(
     return cards
 
 
-def _own_deck(request, share_id: str, *, lock: bool = False) -> Deck:
+def _own_deck(request, share_id: str, *, lock: bool = False, verdicts: bool = True) -> Deck:
     """The deck if the user owns it; 404 if they cannot see it, 403 if they only can see it."""
-    deck = _deck_or_404(request, share_id, lock=lock)
+    deck = _deck_or_404(request, share_id, lock=lock, verdicts=verdicts)
     if deck.owner_id != request.user.pk:
         raise PermissionDenied("Only the deck's owner can change it.")
     return deck
@@ -291,14 +297,86 @@ def _one_size(deck: Deck) -> str:
     return legality.size_label(deck.format.engine()) if len(deck.format.sections) == 1 else ""
 
 
-def _with_size(decks):
-    """Decks with `size`, the card count their format asks for (one-section formats)."""
+def _with_size(decks, *, legal_in: bool = False):
+    """Decks with `size`, the card count their format asks for (one-section formats), and with
+    `legal_in` the names of the formats of their game whose verdict is legal now. Their formats
+    come with their versions from the game's vocabulary: no query per deck."""
     decks = list(decks)
     for deck in decks:
-        deck.format.game = deck.game
+        if deck.format_id in (words := vocabulary.of(deck.game)).format_by_pk:
+            deck.format = words.format_by_pk[deck.format_id]
+        else:  # not in the cached version: read when asked
+            deck.format.game = deck.game
         one = len(deck.format.sections) == 1
         deck.size = legality.size_label(deck.format.engine({})) if one else ""
+        if legal_in:
+            deck.legal_in = [row["name"] for row in services.legality_of(deck) if row["legal"]]
     return decks
+
+
+def _version_asked(fmt, asked: str):
+    """The version of `fmt` a reader asked for by its id, or by a day (YYYY-MM-DD: the one in
+    force then); an error message instead when there is none."""
+    if asked.isdigit():
+        found = next((v for v in fmt.version_list if str(v.pk) == asked), None)
+        return found or f"{fmt.name} has no version {asked}: choose one from the list."
+    try:
+        day = datetime.date.fromisoformat(asked)
+    except ValueError:
+        return "Choose a version from the list, or a day as YYYY-MM-DD."
+    return fmt.version_on(day) or f"{fmt.name} had no version yet on {day:%-d %B %Y}."
+
+
+def _legality(request, deck: Deck, entries) -> dict:
+    """What the deck page says of its legality besides its verdict today: a line per format of
+    its game (services.legality_of), since when a version made it illegal, and its verdict under
+    the version of its own format the reader picks (`?version=`), judged here by the engine
+    (no query: the entries and the versions are in hand), with what each later version changed
+    for it."""
+    fmt = deck.format
+    versions = fmt.version_list
+    since = deck.illegal_since
+    context = {
+        "formats_legality": services.legality_of(deck),
+        "illegal_since": next((v for v in versions if since and v.starts == since), None),
+        "versions": versions[::-1],
+        "version_asked": request.GET.get("version", "").strip(),
+        "under": None,
+    }
+    if not context["version_asked"]:
+        return context
+    version = _version_asked(fmt, context["version_asked"])
+    if isinstance(version, str):
+        return {**context, "version_error": version}
+    leader = _leader(deck)
+    info = vocabulary.of(deck.game).leader_info(leader) if leader else None
+    cards = [(e.card.info(), e.count, e.section) for e in entries]
+    by_slug = {e.card.slug: e.card for e in entries}
+    chosen = before = legality.check(version.engine(), info, cards)
+    later = []
+    for newer in versions[versions.index(version) + 1 :]:
+        report = legality.check(newer.engine(), info, cards)
+        was, now = {p.message for p in before.problems}, {p.message for p in report.problems}
+        new = [p for p in report.problems if p.message not in was]
+        gone = [p for p in before.problems if p.message not in now]
+        if new or gone:  # a version that changes nothing for this deck goes unsaid
+            later.append(
+                {
+                    "version": newer,
+                    "legal": report.legal,
+                    "new": _named(new, by_slug, deck.game),
+                    "gone": [p.message for p in gone],
+                }
+            )
+        before = report
+    context["under"] = {
+        "version": version,
+        "legal": chosen.legal,
+        "problems": _named(chosen.problems, by_slug, deck.game),
+        "later": later,
+        "last": version == versions[-1],
+    }
+    return context
 
 
 # --- the builder -----------------------------------------------------------------------------
@@ -316,6 +394,8 @@ def _render_builder(
     game = deck.game  # with its vocabulary (_own_deck)
     leader = _leader(deck)
     entries = _entries(deck)
+    if not holds(deck, "verdicts"):  # judged here, from what the page holds: no query
+        hold(deck, "verdicts", [services.verdict_now(deck=deck, entries=entries, leader=leader)])
     show_all = request.GET.get("all") == "1" or leader is None
 
     cards = Card.objects.filter(game=game)
@@ -389,6 +469,8 @@ def _change_count(request, share_id: str):
         error = e
     if errors or error:
         hold(deck, "entries", entries)
+    if not holds(deck, "verdicts"):  # refused or unchanged: those stored, read once
+        hold(deck, "verdicts", deck.verdicts.all())
     if errors:
         if not _is_htmx(request):
             return _render_builder(request, deck, count_errors=errors, status=400)
@@ -444,7 +526,7 @@ def _save_settings(request, deck: Deck):
 def deck_edit(request, share_id):
     if request.method == "POST" and request.POST.get("action") != "settings":
         return _change_count(request, share_id)
-    deck = _own_deck(request, share_id)
+    deck = _own_deck(request, share_id, verdicts=request.method == "POST")
     if request.method == "POST":
         return _save_settings(request, deck)
     return _new_hand(request) or _render_builder(request, deck)
@@ -539,11 +621,12 @@ def deck_import(request):
 
 
 @require_safe
-@anonymous_page(reads={"hand", "draw"}, shows=pages.deck_page_rows)
+@anonymous_page(reads={"hand", "draw", "version"}, shows=pages.deck_page_rows)
 def deck_detail(request, share_id):
     """The deck's share page: anyone for unlisted and public decks, the owner for private ones.
-    Two queries, whatever the deck's size: the deck (with its game, whose vocabulary is cached),
-    its entries with their cards."""
+    Three queries, whatever the deck's size and the versions of its game's formats: the deck
+    (with its game, whose vocabulary and formats' versions are cached), its verdicts, its
+    entries with their cards."""
     deck = _deck_or_404(request, share_id)
     if new_hand := _new_hand(request):
         return new_hand
@@ -551,12 +634,13 @@ def deck_detail(request, share_id):
     export_text = services.deck_export_text(deck, entries)
     context = {
         **_panel_context(deck, entries, request=request),
+        **_legality(request, deck, entries),
         "is_owner": request.user.is_authenticated and deck.owner_id == request.user.pk,
         "export_text": export_text,
         "export_rows": export_text.count("\n") + 1,
         "share_url": request.build_absolute_uri(deck.get_absolute_url()),
     }
-    status = 400 if context["hand"].get("errors") else 200
+    status = 400 if context["hand"].get("errors") or context.get("version_error") else 200
     return render(request, "deckbuilder/deck_detail.html", context, status=status)
 
 
@@ -621,12 +705,17 @@ def my_decks(request):
 
 @require_safe
 def deck_list(request):
-    """Public decks, newest (last updated) or most copied first; filters (GET): game, format,
-    leader and card (a slug, a name or the start of one). With htmx the form swaps in only
-    the #deck-results of the page (and its leader and card boxes, whose suggestions depend on
-    the game)."""
+    """Public decks, newest (last updated) or most copied first, each with the formats it is
+    legal in now; filters (GET): game, format, the format of the game a deck is legal in now
+    (`legal_in`), leader and card (a slug, a name or the start of one). With htmx the form
+    swaps in only the #deck-results of the page (and its game-dependent boxes: leader and card
+    suggestions, the game's formats)."""
     games = list(Game.objects.only("slug", "name"))
-    form = PublicDeckFilterForm(request.GET)
+    data = request.GET
+    if len(games) == 1 and not data.get("game"):  # the only game is chosen (its formats)
+        data = data.copy()
+        data["game"] = games[0].slug
+    form = PublicDeckFilterForm(data)
     decks = Deck.objects.public().for_display()
     valid = form.is_valid()
     game = form.cleaned_data.get("game")  # the game, even if another field is bad
@@ -636,6 +725,8 @@ def deck_list(request):
             decks = decks.filter(game=game)
         if data["in_format"]:
             decks = decks.filter(format__slug=data["in_format"])
+        if data["legal_in"]:
+            decks = decks.legal_in(data["legal_in"])
         if data["leader"]:
             decks = decks.filter(leader__in=[leader.pk for leader in data["leader"]])
         if data["card"]:
@@ -663,9 +754,14 @@ def deck_list(request):
         },
         "sorts": form.fields["sort"].choices,
         "current_sort": request.GET.get("sort") or "new",
-        "filtered": any(request.GET.get(k, "").strip() for k in ("game", "leader", "card")),
+        "filtered": any(
+            request.GET.get(k, "").strip() for k in ("game", "leader", "card", "legal_in")
+        ),
+        # the chosen game's formats (cached vocabulary), for "Legal in"
+        "game_formats": vocabulary.of(game).formats if game else [],
+        "legal_in": request.GET.get("legal_in", "").strip(),
         "page": page,
-        "decks": _with_size(page.object_list),
+        "decks": _with_size(page.object_list, legal_in=True),
     }
     return render(request, "deckbuilder/deck_list.html", context, status=200 if valid else 400)
 
@@ -688,6 +784,10 @@ def _versions_with_changes(deck: Deck, page) -> list:
             .order_by("-number")
             .first()
         )
+    formats = vocabulary.of(deck.game).format_by_pk  # with their versions: no query each
+    for version in shown + ([older] if older else []):
+        if version.format_id in formats:
+            version.format = formats[version.format_id]
     snapshots = [history.Snapshot.of(v) for v in shown + ([older] if older else [])]
     label = deck.game.leader_label.lower() or "leader"
     for i, version in enumerate(shown):

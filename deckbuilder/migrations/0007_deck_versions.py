@@ -60,6 +60,8 @@ class Migration(migrations.Migration):
         ('cards', '0012_format_hand_size'),
         ('deckbuilder', '0006_deck_copies'),
     ]
+    # It (and 0002 before it) reads a format's sections, which move to its versions then.
+    run_before = [('cards', '0019_format_versions')]
 
     operations = [
         migrations.CreateModel(

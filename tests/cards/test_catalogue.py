@@ -75,8 +75,9 @@ def test_a_new_version_loads_no_card_and_cards_are_read_once_on_demand(
     django_assert_num_queries,
 ):
     catalogue.clear()
-    # the game, its words and sets, formats, leaders with their printings, rule pages, faces (two)
-    with django_assert_num_queries(17):
+    # the game, its words and sets, formats and their versions, leaders with their printings,
+    # rule pages, faces (two)
+    with django_assert_num_queries(18):
         rules = catalogue.game_rules("card-of-gods")
     assert rules.card_infos == {}
     with django_assert_num_queries(1):

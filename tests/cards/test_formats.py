@@ -15,6 +15,7 @@ from rest_framework.test import APIClient
 
 from cards import catalogue, importers, services
 from cards.models import Format, Game
+from tests.cards.test_format_versions_admin import save_version, version_form
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("plain_static_files")]
 
@@ -40,9 +41,16 @@ def test_a_game_has_several_formats_in_order_and_one_default():
     assert [(f.slug, f.is_default) for f in fow.formats.all()] == [
         ("casual", True),
         ("constructed", False),
+        ("wanderer-sample", False),
     ]
     assert fow.default_format().slug == "casual"
     assert fow.default_format().slugs == ["main", "stones", "side"]
+
+
+def plain(fmt: Format) -> dict:
+    """The format's data without `versions`: its top-level sections, rules and ban list are
+    then one version from the beginning (where versions are given, they decide)."""
+    return {k: v for k, v in copy.deepcopy(fmt.as_data()).items() if k != "versions"}
 
 
 def test_the_database_refuses_a_second_default_format():
@@ -56,6 +64,7 @@ def test_the_database_refuses_a_second_default_format():
 def test_save_format_adds_a_format_beside_the_default():
     game = game_of("card-of-gods")
     data = {**game.default_format().as_data(), "slug": "highlander", "name": "Highlander"}
+    del data["versions"]  # else they decide: the top-level rules are not read
     data["default"] = False
     data["rules"] = [*data["rules"][:2], {"rule": "copy_limit", "by": "name", "default": 1}]
 
@@ -63,7 +72,11 @@ def test_save_format_adds_a_format_beside_the_default():
 
     assert {f.slug for f in game.formats.all()} == {"standard", "highlander"}
     assert game.default_format().slug == "standard"
-    assert fmt.as_data() == {**data, "banlist": {}}
+    rules = {k: data[k] for k in ("sections", "rules", "notes")}
+    assert fmt.as_data() == {
+        **data,
+        "versions": [{"from": None, "name": "Highlander", **rules, "banlist": data["banlist"]}],
+    }
 
 
 def test_making_a_format_the_default_takes_that_from_the_other():
@@ -75,6 +88,7 @@ def test_making_a_format_the_default_takes_that_from_the_other():
     assert [(f.slug, f.is_default) for f in fow.formats.all()] == [
         ("casual", False),
         ("constructed", True),
+        ("wanderer-sample", False),
     ]
     assert fow.default_format().slug == "constructed"
 
@@ -109,7 +123,7 @@ BAD_FORMATS = [
 def test_save_format_refuses_a_bad_format_with_the_reason_and_writes_nothing(slug, change, reason):
     game = game_of(slug)
     before = formats_state(game)
-    data = {**game.default_format().as_data(), **change}
+    data = {**plain(game.default_format()), **change}
 
     with pytest.raises(ValidationError) as error:
         services.save_format(game=game, data=data)
@@ -124,7 +138,7 @@ def test_save_game_refuses_a_definition_with_a_bad_format_and_writes_nothing(slu
     before = formats_state(game)
     definition = services.export_game_definition(game)
     definition["name"] = "Renamed"
-    definition["formats"][0] = {**definition["formats"][0], **change}
+    definition["formats"][0]["versions"][0].update(change)
 
     with pytest.raises(ValueError, match=r"Bad format") as error:
         services.save_game(definition=definition)
@@ -138,38 +152,39 @@ def test_a_format_may_only_name_card_types_of_its_own_game():
     """The same rule is fine in the game that has the type and refused in one that has not."""
     rule = {"rule": "requires_type", "type": "pantheon"}
     ogam, irdya = game_of("of-gods-and-men"), game_of("irdya")
-    services.save_format(game=ogam, data={**ogam.default_format().as_data(), "rules": [rule]})
+    services.save_format(game=ogam, data={**plain(ogam.default_format()), "rules": [rule]})
     with pytest.raises(ValidationError, match="bad value for 'type'"):
-        services.save_format(game=irdya, data={**irdya.default_format().as_data(), "rules": [rule]})
+        services.save_format(game=irdya, data={**plain(irdya.default_format()), "rules": [rule]})
 
 
 # --- the admin ------------------------------------------------------------------------------
 
 
 def format_form(fmt: Format, **changes) -> dict:
+    """The format's admin form as a browser posts it: its own fields (its sections and rules
+    are its versions', on their own pages) and the count of its read-only versions list."""
     data = {
         "game": fmt.game_id,
         "name": fmt.name,
         "slug": fmt.slug,
         "is_default": "on" if fmt.is_default else "",
         "position": fmt.position,
-        "sections": json.dumps(fmt.sections),
-        "rules": json.dumps(fmt.rules),
-        "banlist": json.dumps(fmt.banlist),
-        "notes": fmt.notes,
+        "hand_size": fmt.hand_size,
+        "versions-TOTAL_FORMS": 0,
+        "versions-INITIAL_FORMS": 0,
     }
     data.update(changes)
     return {k: v for k, v in data.items() if v != ""}
 
 
-def test_admin_format_page_refuses_a_bad_rule_with_the_reason_and_saves_nothing(staff_client):
-    fmt = game_of("force-of-will").formats.get(slug="constructed")
-    before = formats_state(fmt.game)
-    bad = [*fmt.rules, {"rule": "section_types", "deck": "side", "types": ["god-card"]}]
+def test_admin_version_page_refuses_a_bad_rule_with_the_reason_and_saves_nothing(staff_client):
+    version = game_of("force-of-will").formats.get(slug="constructed").current
+    before = formats_state(version.format.game)
+    bad = [*version.rules, {"rule": "section_types", "deck": "side", "types": ["god-card"]}]
 
     response = staff_client.post(
-        reverse("admin:cards_format_change", args=[fmt.pk]),
-        format_form(fmt, rules=json.dumps(bad)),
+        reverse("admin:cards_formatversion_change", args=[version.pk]),
+        version_form(version, rules=json.dumps(bad)),
     )
 
     assert response.status_code == 200
@@ -177,23 +192,23 @@ def test_admin_format_page_refuses_a_bad_rule_with_the_reason_and_saves_nothing(
     number = len(bad)  # the rule added last
     assert f"Rule {number} (section_types): bad value for 'types'" in " ".join(errors["rules"])
     assert "bad value for &#x27;types&#x27;" in response.content.decode()
-    assert formats_state(fmt.game) == before
+    assert formats_state(version.format.game) == before
 
 
-def test_admin_format_page_saves_a_good_change_and_bumps_the_rules_version(staff_client):
+def test_admin_version_page_saves_a_good_change_and_bumps_the_rules_version(staff_client):
     fmt = game_of("force-of-will").formats.get(slug="constructed")
-    version = fmt.game.rules_version
-    rules = [r for r in fmt.rules if r["rule"] != "leader_required"]
+    version, rules_version = fmt.current, fmt.game.rules_version
+    rules = [r for r in version.rules if r["rule"] != "leader_required"]
+    url = reverse("admin:cards_formatversion_change", args=[version.pk])
 
-    response = staff_client.post(
-        reverse("admin:cards_format_change", args=[fmt.pk]),
-        format_form(fmt, rules=json.dumps(rules)),
+    preview, response = save_version(
+        staff_client, url, version_form(version, rules=json.dumps(rules))
     )
 
+    assert "This version makes no deck illegal" in preview.content.decode()
     assert response.status_code == 302, response.context["adminform"].form.errors
-    fmt.refresh_from_db()
-    assert fmt.rules == rules
-    assert game_of("force-of-will").rules_version > version
+    assert Format.objects.get(pk=fmt.pk).rules == rules
+    assert game_of("force-of-will").rules_version > rules_version
 
 
 def test_admin_add_format_page_refuses_a_second_default(staff_client):
@@ -231,8 +246,9 @@ def test_game_definition_export_then_import_keeps_the_formats(slug):
     assert [f["slug"] for f in exported["formats"]] == [f.slug for f in game.formats.all()]
     # Change every format, then import the export back.
     for fmt in game.formats.all():
-        fmt.rules, fmt.notes, fmt.banlist = [], "changed", {"x": 0}
-        fmt.save()
+        version = fmt.current
+        version.rules, version.notes, version.banlist = [], "changed", {"x": 0}
+        version.save()
 
     services.save_game(definition=exported)
 
@@ -244,7 +260,7 @@ def test_json_export_of_the_cards_carries_the_formats_and_importing_it_restores_
     fow = game_of("force-of-will")
     exported = importers.export_game(game=fow, fmt="json")
     before = [f.as_data() for f in fow.formats.all()]
-    constructed = fow.formats.get(slug="constructed")
+    constructed = fow.formats.get(slug="constructed").current
     constructed.rules = constructed.rules[:1]
     constructed.save()
 
@@ -261,6 +277,7 @@ def test_importing_a_file_whose_definition_adds_a_format_saves_it():
     game = game_of("card-of-gods")
     document = json.loads(importers.export_game(game=game, fmt="json"))
     casual = {**document["game"]["formats"][0], "slug": "casual", "name": "Casual"}
+    del casual["versions"]
     casual.update(default=False, rules=[{"rule": "deck_size", "min": 5}])
     document["game"]["formats"].append(casual)
 
@@ -278,7 +295,7 @@ def test_importing_a_file_with_a_bad_format_reports_it_and_writes_nothing():
     game = game_of("card-of-gods")
     before = formats_state(game)
     document = json.loads(importers.export_game(game=game, fmt="json"))
-    document["game"]["formats"][0]["rules"] = [{"rule": "deck_size", "exactly": -1}]
+    document["game"]["formats"][0]["versions"][0]["rules"] = [{"rule": "deck_size", "exactly": -1}]
     document["cards"][0]["text"] = "Changed by the bad import."
 
     data = importers.read_file(io.BytesIO(json.dumps(document).encode()), fmt="json")
@@ -300,20 +317,21 @@ def test_saving_a_format_bumps_the_rules_version_and_the_catalogue_sees_the_chan
     before = catalogue.game_rules("card-of-gods")
     assert {"rule": "deck_size", "exactly": 10, "section": "5.3"} in before.format().rules
     data = copy.deepcopy(game.default_format().as_data())
-    data["rules"][1] = {"rule": "deck_size", "exactly": 12, "section": "5.3"}
+    today = data["versions"][-1]  # the one in force
+    today["rules"][1] = {"rule": "deck_size", "exactly": 12, "section": "5.3"}
 
     services.save_format(game=game, data=data)
 
     game.refresh_from_db()
     after = catalogue.game_rules("card-of-gods")
     assert after.version == game.rules_version > before.version
-    assert after.format().rules == data["rules"]
+    assert after.format().rules == today["rules"]
     assert after.format("standard") == game.default_format().engine()
 
 
 def test_a_new_format_is_seen_by_the_catalogue_and_the_api():
     game = game_of("irdya")
-    data = {**game.default_format().as_data(), "slug": "open", "name": "Open", "default": False}
+    data = {**plain(game.default_format()), "slug": "open", "name": "Open", "default": False}
     data["rules"] = [r for r in data["rules"] if r["rule"] != "loyalty_gate"]
 
     services.save_format(game=game, data=data)

@@ -556,7 +556,8 @@ def test_a_file_that_is_no_ban_list_is_refused(data):
 def sections_of_the_site() -> set[str]:
     """The section names of the sample Force of Will game's formats (deck text headers)."""
     game = json.loads(SAMPLE.read_text(encoding="utf-8"))["game"]
-    return {s["name"] for f in game["formats"] for s in f["sections"]}
+    versions = [v for f in game["formats"] for v in f.get("versions", [f])]
+    return {s["name"] for v in versions for s in v["sections"]}
 
 
 def test_a_deck_becomes_the_deck_text_the_site_reads():

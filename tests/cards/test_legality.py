@@ -12,7 +12,8 @@ from cards import legality
 from cards.legality import RULES, CardInfo, LeaderInfo
 
 SAMPLE = Path(__file__).resolve().parents[2] / "cards" / "sample" / "card-of-gods.json"
-COG = json.loads(SAMPLE.read_text())["game"]["formats"][0]["rules"]
+# Its first version: the source document's rules (the sample's second adds a ban).
+COG = json.loads(SAMPLE.read_text())["game"]["formats"][0]["versions"][0]["rules"]
 MAIN = [{"slug": "main", "name": "Deck"}]
 
 

@@ -13,10 +13,11 @@ from hypothesis import strategies as st
 
 from cards import legality, services
 from cards.legality import CardInfo, LeaderInfo
-from cards.models import Card, Format, Game, Leader
+from cards.models import Card, FormatVersion, Game, Leader
 
 SAMPLE = Path(__file__).resolve().parents[2] / "cards" / "sample" / "card-of-gods.json"
-COG = json.loads(SAMPLE.read_text())["game"]["formats"][0]["rules"]
+# Its first version: the source document's rules (the sample's second adds a ban).
+COG = json.loads(SAMPLE.read_text())["game"]["formats"][0]["versions"][0]["rules"]
 MAIN = [{"slug": "main", "name": "Deck"}]
 
 
@@ -230,7 +231,8 @@ DB_FORMATS = [
     fmt=st.sampled_from(DB_FORMATS),
 )
 def test_usable_by_agrees_with_the_engine_on_generated_cards(game, cards, new_leader, fmt):
-    Format.objects.filter(game=game).update(rules=fmt)  # no signal: nothing else to refresh
+    # no signal: nothing else to refresh
+    FormatVersion.objects.filter(format__game=game).update(rules=fmt)
     created = []
     for rarity, colours, keywords in cards:
         created.append(
@@ -272,16 +274,16 @@ def test_usable_by_agrees_with_the_engine_on_generated_cards(game, cards, new_le
 # --- the other games: colour_identity (both modes), faction_gate, loyalty_gate ---------------
 
 
-def unsaved_format(game, rules) -> Format:
-    """A format of `game` with these rules, not stored: `usable_by` reads only its rules."""
-    return Format(game=game, slug="generated", name="Generated", sections=MAIN, rules=rules)
+def unsaved_format(game, rules) -> legality.Format:
+    """A format with these rules, not stored: `usable_by` reads only its rules."""
+    return legality.Format.from_data({"sections": MAIN, "rules": rules})
 
 
 def assert_filter_agrees_with_engine(game, fmt, pks):
     """For every leader of `game`: the cards among `pks` that `usable_by(leader, fmt)` lists
     are exactly those the engine's `card_problems` finds nothing against. Returns how many
     (leader, card) pairs each side refused, so callers can see the rule bite."""
-    engine = legality.Format.from_data(fmt.as_data())
+    engine = fmt
     pool = list(Card.objects.filter(pk__in=pks).for_listing())
     leaders = Leader.objects.filter(game=game).prefetch_related(
         "colours", "keywords", "loyalties__faction"

@@ -78,10 +78,10 @@ def test_save_game_is_idempotent(game):
 
 
 def test_a_format_is_checked_against_the_engine_schema_when_saved_from_a_form(game):
-    fmt = game.default_format()
-    fmt.rules = [{"rule": "deck_size", "exactly": -1}, {"rule": "no_such_rule"}]
+    version = game.default_format().current
+    version.rules = [{"rule": "deck_size", "exactly": -1}, {"rule": "no_such_rule"}]
     with pytest.raises(ValidationError) as error:
-        fmt.full_clean()
+        version.full_clean()
     assert len(error.value.message_dict["rules"]) == 2
 
 
@@ -92,7 +92,12 @@ def test_save_game_refuses_a_bad_format(game):
 
     definition = json.loads(SAMPLE.read_text())["game"]
     [standard] = definition["formats"]
-    bad = {**standard, "rules": [{"rule": "deck_size", "exactly": "ten"}]}
+    bad = {
+        **standard,
+        "versions": [
+            {**standard["versions"][0], "rules": [{"rule": "deck_size", "exactly": "ten"}]}
+        ],
+    }
     with pytest.raises(ValueError, match="deck_size"):
         services.save_game(definition={**definition, "formats": [bad]})
-    assert game.default_format().rules == standard["rules"]
+    assert game.default_format().rules == standard["versions"][-1]["rules"]

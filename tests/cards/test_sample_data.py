@@ -537,7 +537,7 @@ LABELS = {
     # game: (leader label, formats (default first), card types, colours, stats)
     "card-of-gods": ("Expedition Leader", ["standard"], ["god-card"],
                      ["yellow", "red", "green", "black"], []),
-    "force-of-will": ("Ruler", ["casual", "constructed"],
+    "force-of-will": ("Ruler", ["casual", "constructed", "wanderer-sample"],
                       ["resonator", "chant", "addition", "regalia", "magic-stone"],
                       ["light", "fire", "water", "wind", "darkness"], ["atk", "def"]),
     "berserk-heroes": ("Hero", ["standard"], ["creature", "spell", "equipment", "event"],

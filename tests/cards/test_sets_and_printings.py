@@ -315,20 +315,18 @@ def test_the_card_browser_filters_by_set(client):
 
 
 def test_a_pool_rule_filters_cards_as_the_engine_judges_them(fow):
-    words = fow.default_format()
     pool = {"rule": "pool", "sets": ["PR"]}
-    fmt = type(words)(game=fow, slug="promo", name="Promo", sections=words.sections, rules=[pool])
+    fmt = legality.Format.from_data({"sections": fow.default_format().sections, "rules": [pool]})
     leader = Leader.objects.for_rules().get(game=fow, slug="seraphine-of-the-dawn-bell")
     usable = set(Card.objects.usable_by(leader, fmt).values_list("slug", flat=True))
     cards = Card.objects.filter(game=fow).for_listing()
-    judged = {
-        c.slug for c in cards if not legality.card_problems(fmt.engine(), leader.info(), c.info())
-    }
+    judged = {c.slug for c in cards if not legality.card_problems(fmt, leader.info(), c.info())}
     assert usable == judged == {"lantern-acolyte", "cinder-hound"}
 
 
 def test_a_ban_by_printing_number_bans_the_card_whichever_printing(api, fow):
     casual = fow.formats.get(slug="casual").as_data()
+    del casual["versions"]  # the top-level rules and ban list are its one version
     services.save_format(game=fow, data={**casual, "slug": "banned", "banlist": {"PR-001": 0}})
     body = {
         "leader": "seraphine-of-the-dawn-bell",

@@ -59,6 +59,7 @@ def test_games_carry_their_labels_types_stats_and_formats(api):
     assert [(f["slug"], f["default"]) for f in fow["formats"]] == [
         ("casual", True),
         ("constructed", False),
+        ("wanderer-sample", False),
     ]
     assert [s["slug"] for s in fow["formats"][0]["sections"]] == ["main", "stones", "side"]
     assert ogam["leader_label"] is None

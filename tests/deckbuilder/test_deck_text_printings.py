@@ -31,7 +31,9 @@ def fow(db) -> Game:
 
 @pytest.fixture
 def casual(fow) -> Format:
-    return Format.objects.get(game=fow, slug="casual")
+    fmt = Format.objects.get(game=fow, slug="casual")
+    assert fmt.version_list  # read once and held, as the vocabulary's formats hold them
+    return fmt
 
 
 def parse(fow, casual, *lines: str) -> services.ParsedDeck:

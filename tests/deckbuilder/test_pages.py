@@ -540,9 +540,10 @@ def test_deck_page_runs_the_same_few_queries_for_2_and_60_different_cards(client
     owner = (_deck_page_queries(client, small), _deck_page_queries(client, big))
     # the deck with its owner, game (its vocabulary and rules links, and the header's games,
     # from the cache), format and leader; its entries with their cards and the ids of their
-    # colours and keywords. Signing in adds the session and the user.
-    assert anonymous == (2, 2)
-    assert owner == (4, 4)
+    # colours and keywords; its stored verdicts (one query). Signing in adds the session and
+    # the user.
+    assert anonymous == (3, 3)
+    assert owner == (5, 5)
     assert "Sprout 59" in text_of(client.get(big.get_absolute_url()))
 
 
@@ -576,8 +577,9 @@ def test_builder_plus_reads_the_same_few_rows_for_a_small_and_a_60_card_deck(cli
     # the session, the user; in one transaction (2 statements under the test's own): the deck
     # read and locked in one statement, its entries with their cards (the card named is among
     # them; the engine's data from the cache), then 3 writes (the deck, the one entry changed,
-    # the history's version); the panel shows the entries read (the card's row is among them)
-    assert counts == {"Seeds": 9, "Big": 9}
+    # the history's version) and its verdicts under each version (one statement); the panel
+    # shows the entries read (the card's row is among them)
+    assert counts == {"Seeds": 10, "Big": 10}
 
 
 # --- lists -------------------------------------------------------------------------------------
@@ -593,15 +595,16 @@ def test_deck_lists_run_the_same_few_queries_for_2_and_20_decks(client, alice, b
     legal = legal_counts(game)
     for i in range(2):
         make_deck(alice, game, legal, visibility=Visibility.PUBLIC, name=f"Mine {i}")
+    counts()  # the caches (the game's vocabulary) are warm in steady state
     few = counts()
     for i in range(18):
         make_deck(alice if i % 2 else bob, game, legal, Visibility.PUBLIC, name=f"More {i}")
     many = counts()
     # public decks: the games (the form's and the header's), the count, the page of decks with
-    # their owners, games, formats and leaders, the leaders' names for the box; signed in, the
-    # session and the user too. My decks: the session, the user, the count, the page, the
-    # header's games.
-    assert few == many == (4, 6, 5)
+    # their owners, games, formats and leaders, and their verdicts, the leaders' names for the
+    # box; signed in, the session and the user too. My decks: the session, the user, the
+    # count, the page, its verdicts, the header's games.
+    assert few == many == (5, 7, 6)
 
 
 def test_my_decks_lists_only_my_decks_with_leader_count_verdict_and_visibility(

@@ -91,15 +91,19 @@ def validate_richard_with_healing(api) -> dict[str, str | None]:
 
 
 def test_a_code_whose_rule_names_no_section_has_no_url(api, game):
-    fmt = game.default_format()
-    original = fmt.rules
-    fmt.rules = [{k: v for k, v in r.items() if k != "section"} for r in original]
-    fmt.save()
+    versions = game.default_format().version_list
+    originals = [version.rules for version in versions]
+    for version in versions:
+        version.rules = [{k: v for k, v in r.items() if k != "section"} for r in version.rules]
+        version.save()
     assert catalogue.rule_urls(GAME) == {}
     assert validate_richard_with_healing(api) == {"deck_size": None, "colour_mismatch": None}
 
-    fmt.rules = [{**r, "section": "99.9"} if r["rule"] == "deck_size" else r for r in original]
-    fmt.save()
+    for version, original in zip(versions, originals, strict=True):
+        version.rules = [
+            {**r, "section": "99.9"} if r["rule"] == "deck_size" else r for r in original
+        ]
+        version.save()
     urls = catalogue.rule_urls(GAME)
     assert "99.9" not in urls and colour_section(game).number in urls
     links = validate_richard_with_healing(api)

@@ -8,7 +8,7 @@ import pytest
 from django.db import IntegrityError, transaction
 
 from cards import services as card_services
-from cards.models import Card, Format, Game, Leader
+from cards.models import Card, FormatVersion, Game, Leader
 from deckbuilder import services
 from deckbuilder.models import Deck, DeckCard, Visibility
 
@@ -353,10 +353,12 @@ def test_a_plain_keyword_becoming_a_faction_makes_the_deck_illegal(legal_deck, g
 
 
 def _definition(rules):
-    """The sample game's definition with `rules` as its (only) format's rules."""
+    """The sample game's definition with `rules` as its (only) format's rules, in each of its
+    versions."""
     definition = copy.deepcopy(json.loads(SAMPLE.read_text())["game"])
     [standard] = definition["formats"]
-    standard["rules"] = rules
+    for version in standard["versions"]:
+        version["rules"] = rules
     return definition
 
 
@@ -375,15 +377,15 @@ def test_a_format_change_through_save_game_rejudges_and_reverts(legal_deck, game
 
 
 def test_a_format_change_through_format_save_rejudges_and_reverts(legal_deck, game):
-    fmt = game.default_format()
-    original = copy.deepcopy(fmt.rules)
-    fmt.rules = [{"rule": "deck_size", "exactly": 9}]
-    fmt.save()
+    version = game.default_format().current
+    original = copy.deepcopy(version.rules)
+    version.rules = [{"rule": "deck_size", "exactly": 9}]
+    version.save()
     deck = assert_verdict_is_fresh(legal_deck)
     assert [p["code"] for p in deck.problems] == ["deck_size"]
 
-    fmt.rules = original
-    fmt.save()
+    version.rules = original
+    version.save()
     assert assert_verdict_is_fresh(legal_deck).legal
 
 
@@ -423,9 +425,9 @@ def test_refresh_leaves_unrelated_decks_alone(legal_deck, game, bob):
 
 
 def test_refresh_legality_reports_how_many_changed(legal_deck, game):
-    Format.objects.filter(pk=stored(legal_deck).format_id).update(
+    FormatVersion.objects.filter(format=stored(legal_deck).format_id).update(
         rules=[{"rule": "deck_size", "exactly": 9}]
-    )
+    )  # no signal: refresh_legality is called below
 
     def decks():
         return Deck.objects.filter(pk=legal_deck.pk).select_related("game", "format", "leader")
@@ -558,10 +560,12 @@ def test_deck_update_to_a_format_without_a_section_moves_its_cards_to_the_first(
 
 
 def test_a_format_losing_a_section_moves_the_decks_cards_and_rejudges(fow_deck):
-    fmt = stored(fow_deck).format
-    fmt.sections = [s for s in fmt.sections if s["slug"] != "side"]
-    fmt.rules = [r for r in fmt.rules if "side" not in (r.get("deck"), *r.get("across", ()))]
-    fmt.save()
+    version = stored(fow_deck).format.current
+    version.sections = [s for s in version.sections if s["slug"] != "side"]
+    version.rules = [
+        r for r in version.rules if "side" not in (r.get("deck"), *r.get("across", ()))
+    ]
+    version.save()
     rows = sections_of(fow_deck)
     assert "side" not in {section for _, section, _ in rows}
     assert ("magic-stone-of-light", "main", 2) in rows  # the side deck's two, now in main
