@@ -1,4 +1,5 @@
-"""Pages under load at 50,000 cards, 200 leaders, 2,000 users and 20,000 decks (issues 11, 22).
+"""Pages under load at 50,000 cards, 200 leaders, 2,000 users and 20,000 decks (issues 11, 22,
+24).
 
     scripts/with-postgres .venv/bin/python bench/pages.py            # ~6 min on 2 cores
     scripts/with-postgres .venv/bin/python bench/pages.py --duration 10 --connections 4
@@ -66,6 +67,7 @@ from bench.card_search import (
 )
 from cards import catalogue
 from cards.models import Card, Colour, Game, Leader
+from deckbuilder import services
 from deckbuilder.models import Deck, DeckCard
 
 SEED = 20261123
@@ -179,8 +181,16 @@ def pool(args) -> Game:
                 ]
             DeckCard.objects.bulk_create(rows, batch_size=10_000)
             Deck.objects.bulk_update(decks, ["card_count"], batch_size=2000)
+    judged = time.perf_counter()
+    services.refresh_legality(decks=Deck.objects.filter(game=game).order_by("pk").iterator())
+    print(f"{args.decks} decks judged under every version in {time.perf_counter() - judged:.0f} s")
     with connection.cursor() as cursor:
-        for table in ("deckbuilder_deck", "deckbuilder_deckcard", "cards_leader"):
+        for table in (
+            "deckbuilder_deck",
+            "deckbuilder_deckcard",
+            "deckbuilder_deckverdict",
+            "cards_leader",
+        ):
             cursor.execute(f"VACUUM ANALYZE {table}")
     print(f"pool made in {time.perf_counter() - started:.0f} s")
     return game
@@ -226,6 +236,10 @@ def mixes(game: Game, rng: random.Random) -> dict[str, list[str]]:
         return params
 
     searches = sorted({f"{g}/cards/?{urlencode(search())}" for _ in range(2000)})
+    # the card browser with a format's legality filter (issue 24), as players combine them
+    legal = sorted(
+        {f"{g}/cards/?{urlencode(search() | {'legal': 'standard'})}" for _ in range(1000)}
+    )
     public = Deck.objects.filter(game=game, visibility="public").order_by("pk")
     decks = [
         f"/decks/{sid}/"
@@ -242,6 +256,7 @@ def mixes(game: Game, rng: random.Random) -> dict[str, list[str]]:
     return {
         "card pages": cards,
         "card searches": searches,
+        "legal= searches": legal,
         "deck pages": decks,
         "mixed": cards + searches + decks + leaders + browser + api,
     }
@@ -401,6 +416,7 @@ def main() -> None:
         ("card browser", f"{g}/cards/", False, ""),
         ("card browser q=", f"{g}/cards/?q=blade", False, ""),
         ("card browser leader=", f"{g}/cards/?leader={leader.slug}", False, ""),
+        ("card browser legal=", f"{g}/cards/?legal=standard&q=blade", False, ""),
         ("card detail", f"{g}/cards/{card.slug}/", False, ""),
         ("leader list", f"{g}/leaders/", False, ""),
         ("leader detail", f"{g}/leaders/{leader.slug}/", False, ""),

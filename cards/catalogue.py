@@ -195,7 +195,7 @@ def game_rules(slug: str) -> GameRules | None:
         _cache.pop(slug, None)
         return None
     if entry is None or entry.version != row[1]:
-        entry = _cache[slug] = _load(row[0])
+        entry = _cache[slug] = load(row[0])
     entry.checked = now
     return entry
 
@@ -210,9 +210,11 @@ def clear() -> None:
     _cache.clear()
 
 
-def _load(game_id: int) -> GameRules:
-    """A few small flat queries, no model instances: this runs on the request that finds the
-    cache stale. No card yet (GameRules.cards reads them)."""
+def load(game_id: int) -> GameRules:
+    """The engine's data of a game as the database has it now, not cached (game_rules keeps
+    what this reads; judging many decks at once reads its own). A few small flat queries, no
+    model instances: this runs on the request that finds the cache stale. No card yet
+    (GameRules.cards reads them)."""
     game = Game.objects.get(pk=game_id)
     type_names = dict(game.card_types.values_list("slug", "name"))
     formats = {

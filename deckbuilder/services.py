@@ -19,7 +19,7 @@ from django.db.models import F, Prefetch, Q
 from django.http import Http404
 from django.utils import timezone
 
-from cards import fowsim, legality, matching, vocabulary
+from cards import catalogue, fowsim, legality, matching, vocabulary
 from cards.models import (
     Card,
     CardType,
@@ -180,7 +180,10 @@ def _save(
     if leader is _READ:
         leader = leader_for_rules(deck.leader)
     formats = vocabulary.of(deck.game).formats if dressed else None
-    report, verdicts = judge_all(deck=deck, leader=leader, contents=contents, formats=formats)
+    entries = [(card.info(), n, section) for (card, section), n in contents.items()]
+    report, verdicts = judge_all(
+        deck=deck, leader=leader.info() if leader else None, entries=entries, formats=formats
+    )
     if deck.visibility == Visibility.PUBLIC and deck.unpublished_at:
         raise DeckUnpublished(deck)
     if deck.visibility == Visibility.PUBLIC and not report.legal:
@@ -213,14 +216,18 @@ def formats_of(game_id: int) -> list[Format]:
 
 
 def judge_all(
-    *, deck: Deck, leader: Leader | None, contents: Contents, formats: list[Format] | None = None
+    *,
+    deck: Deck,
+    leader: legality.LeaderInfo | None,
+    entries: list[tuple[legality.CardInfo, int, str]],
+    formats: list[Format] | None = None,
 ) -> tuple[legality.Report, list[DeckVerdict]]:
-    """The engine's verdict on the deck under each version of each format of its game in
-    force today or later (`formats` with their versions, read when not given): the report of
-    its own format's version in force today, and the verdicts to store."""
+    """The engine's verdict on the deck (its leader and entries as the engine reads them) under
+    each version of each format of its game in force today or later (`formats` with their
+    versions, read when not given): the report of its own format's version in force today, and
+    the verdicts to store."""
     day = timezone.localdate()
-    info = leader.info() if leader else None
-    entries = [(card.info(), count, section) for (card, section), count in contents.items()]
+    info = leader
     own, verdicts = None, []
     for fmt in formats if formats is not None else formats_of(deck.game_id):
         versions, now = fmt.version_list, fmt.version_on(day)
@@ -241,7 +248,7 @@ def judge_all(
             if fmt.pk == deck.format_id and version is (now or versions[0]):
                 own = report
     if own is None:  # the deck's format is not among them (never: a deck's format is its game's)
-        own = judge(fmt=deck.format, leader=leader, contents=contents)
+        own = legality.check(deck.format.engine(), info, entries)
     return own, verdicts
 
 
@@ -591,51 +598,85 @@ def deck_copy(*, deck: Deck, owner) -> Deck:
     return copy
 
 
-def refresh_legality(*, decks: Iterable[Deck], chunk: int = 200) -> int:
+class Judged(NamedTuple):
+    """What the engine reads of decks: per deck, its leader and entries."""
+
+    leaders: dict[int, legality.LeaderInfo | None]
+    entries: dict[int, list[tuple[legality.CardInfo, int, str]]]
+
+
+def _judged(rules: catalogue.GameRules, decks: list[Deck]) -> Judged:
+    """The leaders and entries of these decks (of one game) as the engine reads them, from the
+    game's engine data read for this (`catalogue.load`: as the database has it now): two flat
+    queries, and one for the cards `rules` has not read yet."""
+    rows = DeckCard.objects.filter(deck__in=decks).values_list(
+        "deck_id", "card__slug", "section", "count"
+    )
+    rows = list(rows)
+    cards = rules.cards({slug for _, slug, _, _ in rows})
+    entries: dict[int, list] = {d.pk: [] for d in decks}
+    for deck_id, slug, section, count in rows:
+        entries[deck_id].append((cards[slug], count, section))
+    led = Leader.objects.filter(pk__in={d.leader_id for d in decks})
+    slugs = dict(led.values_list("pk", "slug"))
+    leaders = {d.pk: rules.leader(slugs[d.leader_id]) if d.leader_id else None for d in decks}
+    return Judged(leaders, entries)
+
+
+def refresh_legality(*, decks: Iterable[Deck], chunk: int = 500) -> int:
     """Judge decks again after cards, leaders or a format (or its versions) changed: their
     verdicts under every version in force now or later; returns how many decks changed. Cards
     in a section their format no longer has today move to its first section. A public deck
-    that became illegal stays public, showing its problems. Reads a chunk of decks at a time
-    (their entries, cards and leaders in a few queries each)."""
+    that became illegal stays public, showing its problems.
+
+    A chunk of decks at a time, read as the engine reads them (`_judged`: flat rows, no model
+    instances); what changed is written in two statements (the verdicts, the decks), and a
+    deck whose cards move has them rewritten."""
     changed = 0
-    formats: dict[int, list[Format]] = {}
+    games: dict[int, tuple[catalogue.GameRules, list[Format]]] = {}
     decks = iter(decks)
     while batch := list(itertools.islice(decks, chunk)):
-        entries: dict[int, list[DeckCard]] = {d.pk: [] for d in batch}
-        for entry in _entries().filter(deck__in=batch):
-            entries[entry.deck_id].append(entry)
-        leaders = Leader.objects.for_rules().in_bulk({d.leader_id for d in batch} - {None})
-        stored: dict[int, dict] = {d.pk: {} for d in batch}
-        for verdict in DeckVerdict.objects.filter(deck__in=batch):
-            stored[verdict.deck_id][verdict.version_id] = (verdict.legal, verdict.problems)
+        by_game: dict[int, list[Deck]] = {}
         for deck in batch:
-            if deck.game_id not in formats:
-                formats[deck.game_id] = formats_of(deck.game_id)
-            fmt = next(f for f in formats[deck.game_id] if f.pk == deck.format_id)
-            contents = {(e.card, e.section): e.count for e in entries[deck.pk]}
-            fitted = fit_sections(contents, fmt)
-            report, verdicts = judge_all(
-                deck=deck,
-                leader=leaders.get(deck.leader_id),
-                contents=fitted,
-                formats=formats[deck.game_id],
-            )
-            now = {v.version_id: (v.legal, v.problems) for v in verdicts}
-            if (
-                fitted == contents
-                and report.card_count == deck.card_count
-                and all(stored[deck.pk].get(pk) == verdict for pk, verdict in now.items())
-            ):
-                continue
-            with transaction.atomic():
-                if fitted != contents:
-                    _store(deck, fitted, fit_printings(printings_of(entries[deck.pk]), fmt))
-                _store_verdicts(verdicts)
-                Deck.objects.filter(pk=deck.pk).update(
-                    card_count=report.card_count, version=F("version") + 1
+            by_game.setdefault(deck.game_id, []).append(deck)
+        verdicts, updated = [], []
+        for game_id, of_game in by_game.items():
+            if game_id not in games:
+                games[game_id] = (catalogue.load(game_id), formats_of(game_id))
+            rules, formats = games[game_id]
+            judged = _judged(rules, of_game)
+            stored: dict[int, dict] = {d.pk: {} for d in of_game}
+            for verdict in DeckVerdict.objects.filter(deck__in=of_game):
+                stored[verdict.deck_id][verdict.version_id] = (verdict.legal, verdict.problems)
+            for deck in of_game:
+                fmt = next(f for f in formats if f.pk == deck.format_id)
+                if any(section not in fmt.slugs for _, _, section in judged.entries[deck.pk]):
+                    _fit(deck, fmt)  # rare: the format lost a section today
+                    judged = _judged(rules, of_game)
+                report, now = judge_all(
+                    deck=deck,
+                    leader=judged.leaders[deck.pk],
+                    entries=judged.entries[deck.pk],
+                    formats=formats,
                 )
-            changed += 1
+                if report.card_count == deck.card_count and all(
+                    stored[deck.pk].get(v.version_id) == (v.legal, v.problems) for v in now
+                ):
+                    continue
+                verdicts += now
+                deck.card_count, deck.version = report.card_count, deck.version + 1
+                updated.append(deck)
+        with transaction.atomic():
+            _store_verdicts(verdicts)
+            Deck.objects.bulk_update(updated, ["card_count", "version"])
+        changed += len(updated)
     return changed
+
+
+def _fit(deck: Deck, fmt: Format) -> None:
+    """Move the deck's cards in sections `fmt` no longer has to its first (fit_sections)."""
+    contents, printings = _contents_of(deck)
+    _store(deck, fit_sections(contents, fmt), fit_printings(printings, fmt))
 
 
 # --- text export and import ---------------------------------------------------------------
@@ -824,30 +865,28 @@ class Impact(NamedTuple):
     by_owner: dict[str, int]
 
 
-def version_impact(*, version: FormatVersion, chunk: int = 200) -> Impact:
+def version_impact(*, version: FormatVersion, chunk: int = 500) -> Impact:
     """The decks of `version.format` legal now in it that `version` (saved or not: the admin's
-    preview) would make illegal, judged as stored; writes nothing. Reads a chunk of decks at a
-    time (their entries, cards and leaders in a few queries each)."""
+    preview) would make illegal, judged as stored; writes nothing. A chunk of decks at a time,
+    read as the engine reads them (`_judged`)."""
     game = version.format.game
     # The game's words handed in: the engine of this version as it is now, not one held before.
     engine = version.engine({t.slug: t.name for t in game.card_types.all()})
+    rules = catalogue.load(game.pk)
     decks = (
         Deck.objects.filter(format=version.format_id)
         .legal_now()
         .order_by("pk")
-        .values_list("pk", "leader_id", "visibility", "owner__username")
+        .only("pk", "game_id", "leader_id", "visibility", "owner__username")
+        .select_related("owner")
         .iterator(chunk_size=chunk)
     )
     judged, public, by_owner = 0, 0, {}
     while batch := list(itertools.islice(decks, chunk)):
-        entries: dict[int, list] = {pk: [] for pk, *_ in batch}
-        for entry in _entries().filter(deck__in=entries):
-            entries[entry.deck_id].append((entry.card.info(), entry.count, entry.section))
-        leaders = Leader.objects.for_rules().in_bulk({leader for _, leader, *_ in batch} - {None})
-        for pk, leader, visibility, owner in batch:
+        read = _judged(rules, batch)
+        for deck in batch:
             judged += 1
-            info = leaders[leader].info() if leader else None
-            if not legality.check(engine, info, entries[pk]).legal:
-                public += visibility == Visibility.PUBLIC
-                by_owner[owner] = by_owner.get(owner, 0) + 1
+            if not legality.check(engine, read.leaders[deck.pk], read.entries[deck.pk]).legal:
+                public += deck.visibility == Visibility.PUBLIC
+                by_owner[deck.owner.username] = by_owner.get(deck.owner.username, 0) + 1
     return Impact(judged, public, dict(sorted(by_owner.items())))

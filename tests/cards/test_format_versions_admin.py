@@ -15,9 +15,10 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
 
-from cards.models import Card, Format, FormatVersion, Leader
+from cards.models import Format, FormatVersion
 from deckbuilder import services
 from deckbuilder.models import Deck, DeckVerdict, Visibility
+from tests import factories
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("plain_static_files")]
 
@@ -64,15 +65,7 @@ def non_field_errors(response) -> str:
 
 
 def make_deck(game, owner, counts, visibility=Visibility.PUBLIC, name="Gottfried ten"):
-    cards = {c.slug: c for c in Card.objects.filter(game=game, slug__in=counts)}
-    return services.deck_create(
-        owner=owner,
-        game=game,
-        name=name,
-        leader=Leader.objects.get(game=game, slug="gottfried"),
-        visibility=visibility,
-        contents={(cards[slug], "main"): n for slug, n in counts.items()},
-    )
+    return factories.deck(owner, game, counts, visibility=visibility, name=name)
 
 
 def legal_now(deck) -> bool:

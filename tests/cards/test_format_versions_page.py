@@ -11,6 +11,7 @@ from django.urls import reverse
 
 from cards import services as card_services
 from cards.models import Format
+from tests import factories
 from tests.html import meta, text_of
 
 pytestmark = pytest.mark.django_db
@@ -27,19 +28,10 @@ def league(game):
     return card_services.save_format(game=game, data=data)
 
 
-def add_version(fmt, starts, name, banlist=None, rules=None):
-    base = fmt.version_list[0]
-    card_services.save_format_version(
-        fmt=fmt,
-        data={
-            "from": starts,
-            "name": name,
-            "sections": base.sections,
-            "rules": base.rules if rules is None else rules,
-            "banlist": banlist or {},
-            "notes": "",
-        },
-    )
+def add_version(fmt, starts, name, banlist=None, rules=None) -> Format:
+    """The format, read again, with a version like its first and this ban list (or rules)."""
+    like = fmt.version_list[0]
+    factories.add_version(fmt, starts, name, banlist=banlist, rules=rules, like=like)
     return Format.objects.get(pk=fmt.pk)
 
 

@@ -14,13 +14,13 @@ from cards.models import Card, Game, Leader
 from deckbuilder import services
 from deckbuilder.models import Deck, DeckCard, Visibility
 from tests.conftest import api_client
+from tests.factories import GOTTFRIED_TEN
 
 VALIDATE = "/api/games/card-of-gods/validate/"
 DECKS = "/api/decks/"
 pytestmark = pytest.mark.django_db
 
 # Gottfried (black, yellow, red; Kriegmark) may use all of these: a legal ten.
-GOTTFRIED_TEN = {"despair": 3, "lightning": 3, "fiery-earth": 2, "punishment": 1, "blood-pact": 1}
 
 
 def rows(counts):

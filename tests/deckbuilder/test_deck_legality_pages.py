@@ -10,24 +10,18 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from cards import services as card_services
-from cards.models import Card, Format, Leader
-from deckbuilder import services
+from cards.models import Format
 from deckbuilder.models import Visibility
+from tests import factories
+from tests.factories import GOTTFRIED_TEN, add_version
 from tests.html import text_of
 
 pytestmark = pytest.mark.django_db
 
 # Gottfried (black, yellow, red; Kriegmark) can use all of these: a legal ten.
-GOTTFRIED_TEN = {"despair": 3, "lightning": 3, "fiery-earth": 2, "punishment": 1, "blood-pact": 1}
 CLEAN = {"lightning": 3, "fiery-earth": 2, "punishment": 1, "blood-pact": 1, "quiet-prayer": 3}
 BEFORE_THE_BAN = "2025-06-01 12:00 +00:00"
 AFTER_THE_BAN = "2025-10-01 12:00 +00:00"
-
-
-def add_version(fmt, starts, name, banlist=None):
-    base = Format.objects.get(pk=fmt.pk).version_list[0]
-    data = {"from": starts, "name": name, **base.rules_data(), "banlist": banlist or {}}
-    return card_services.save_format_version(fmt=fmt, data=data)
 
 
 @pytest.fixture
@@ -39,21 +33,12 @@ def league(game):
     data = {"slug": "league", "name": "League", **first.rules_data(), "banlist": {}}
     fmt = card_services.save_format(game=game, data=data)
     fmt.march = add_version(fmt, "2025-03-01", "March 2025 list")
-    fmt.september = add_version(fmt, "2025-09-18", "September 2025 list", {"despair": 0})
+    fmt.september = add_version(fmt, "2025-09-18", "September 2025 list", banlist={"despair": 0})
     return fmt
 
 
 def make_deck(owner, game, fmt, counts=GOTTFRIED_TEN, visibility=Visibility.PUBLIC, name="Ten"):
-    by_slug = {c.slug: c for c in Card.objects.filter(game=game, slug__in=counts)}
-    return services.deck_create(
-        owner=owner,
-        game=game,
-        format=fmt,
-        name=name,
-        leader=Leader.objects.get(game=game, slug="gottfried"),
-        visibility=visibility,
-        contents={(by_slug[slug], "main"): n for slug, n in counts.items()},
-    )
+    return factories.deck(owner, game, counts, fmt=fmt, visibility=visibility, name=name)
 
 
 @pytest.fixture
@@ -187,7 +172,9 @@ def test_the_deck_page_runs_three_queries_whatever_the_version_chosen_and_the_ve
 
     plain, chosen = queries(banned_deck), queries(banned_deck, f"version={league.march.pk}")
     for month in range(1, 7):  # more versions, before March: the deck is judged under each
-        add_version(league, f"2024-0{month}-01", f"Old list {month}", {"lightning": month % 2})
+        add_version(
+            league, f"2024-0{month}-01", f"Old list {month}", banlist={"lightning": month % 2}
+        )
     small = make_deck(alice, game, league, {"lightning": 1}, Visibility.UNLISTED, name="Small")
     more = (queries(banned_deck, "version=2024-01-15"), queries(small, "version=2024-01-15"))
     # the deck with its owner (its game, formats and versions from the cache), its verdicts,

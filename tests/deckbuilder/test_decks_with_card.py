@@ -17,6 +17,7 @@ from cards.models import Card, Game, Leader
 from deckbuilder import services
 from deckbuilder.models import Deck, Visibility
 from deckbuilder.templatetags.decks import public_decks_with
+from tests.factories import GOTTFRIED_TEN
 from tests.html import html_of, text_of
 
 pytestmark = pytest.mark.django_db
@@ -24,7 +25,6 @@ pytestmark = pytest.mark.django_db
 GAME = "card-of-gods"
 CARDS_APP = Path(__file__).resolve().parents[2] / "cards"
 # Gottfried may use all of these: a legal ten (a public deck must be legal).
-GOTTFRIED_TEN = {"despair": 3, "lightning": 3, "fiery-earth": 2, "punishment": 1, "blood-pact": 1}
 # Kellantra's legal ten (with a green common the test world lacks: see kellantra_ten).
 KELLANTRA_TEN = {"plant-a-seed": 3, "healing": 2, "quiet-prayer": 3, "wild-growth": 2}
 

@@ -7,12 +7,12 @@ from django.urls import reverse
 from cards.models import Card, Game, Leader
 from deckbuilder import services
 from deckbuilder.models import Deck, DeckVersion, Visibility
+from tests.factories import GOTTFRIED_TEN
 from tests.html import meta, text_of
 
 pytestmark = pytest.mark.django_db
 
 GAME = "card-of-gods"
-GOTTFRIED_TEN = {"despair": 3, "lightning": 3, "fiery-earth": 2, "punishment": 1, "blood-pact": 1}
 MATRIX = [
     (visibility, who)
     for visibility in (Visibility.PRIVATE, Visibility.UNLISTED, Visibility.PUBLIC)

@@ -6,6 +6,8 @@ import datetime as dt
 
 import pytest
 import time_machine
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
 
@@ -14,8 +16,9 @@ from cards.models import Format, FormatVersion
 from cards.pagecache import reference_version
 from deckbuilder import services
 from deckbuilder.models import Deck, DeckVerdict, Visibility
+from tests import factories
 from tests.conftest import api_client
-from tests.deckbuilder.test_services import GOTTFRIED_TEN, cards, leader
+from tests.factories import GOTTFRIED_TEN, add_version, cards
 
 pytestmark = pytest.mark.django_db
 
@@ -34,34 +37,9 @@ def standard(game) -> Format:
     return game.formats.get(slug="standard")
 
 
-def add_version(fmt: Format, starts: str | None, banlist: dict, name="New ban list"):
-    """A version of `fmt` with today's sections and rules and this ban list, as the admin and an
-    import save one (the deck verdicts follow through the signal)."""
-    current = fmt.current
-    return card_services.save_format_version(
-        fmt=fmt,
-        data={
-            "from": starts,
-            "name": name,
-            "sections": current.sections,
-            "rules": current.rules,
-            "banlist": banlist,
-            "notes": "",
-        },
-    )
-
-
 @pytest.fixture
 def public_deck(game, alice, at_noon):
-    deck = services.deck_create(
-        owner=alice,
-        game=game,
-        name="Gottfried ten",
-        leader=leader(game, "gottfried"),
-        visibility=Visibility.PUBLIC,
-        contents=cards(game, GOTTFRIED_TEN),
-    )
-    return deck
+    return factories.deck(alice, game)
 
 
 LEGAL_BADGE = 'class="badge verdict legal"'
@@ -107,7 +85,7 @@ NONE_LEGAL = dict.fromkeys(ALL_LEGAL, False)
 def test_a_version_dated_in_the_past_changes_every_verdict_at_once(client, game, public_deck):
     assert verdicts_everywhere(client, public_deck) == ALL_LEGAL
 
-    add_version(standard(game), "2026-11-01", {"lightning": 0}, name="November 2026 ban list")
+    add_version(standard(game), "2026-11-01", "November 2026 ban list", banlist={"lightning": 0})
 
     assert verdicts_everywhere(client, public_deck) == NONE_LEGAL
     problems = api_client().get(f"/api/decks/{public_deck.share_id}/").json()["problems"]
@@ -120,7 +98,7 @@ def test_a_version_dated_tomorrow_changes_nothing_today_and_everything_after_mid
     client, game, public_deck, at_noon
 ):
     client.get(reverse("deck-detail", kwargs={"share_id": public_deck.share_id}))  # kept
-    add_version(standard(game), "2026-11-28", {"lightning": 0}, name="Tomorrow's ban list")
+    add_version(standard(game), "2026-11-28", "Tomorrow's ban list", banlist={"lightning": 0})
 
     assert verdicts_everywhere(client, public_deck) == ALL_LEGAL
     version_today = reference_version()
@@ -134,7 +112,7 @@ def test_a_version_dated_tomorrow_changes_nothing_today_and_everything_after_mid
 
 
 def test_the_verdicts_of_a_version_dated_ahead_are_stored_before_its_day(game, public_deck):
-    ahead = add_version(standard(game), "2027-01-01", {"despair": 0})
+    ahead = add_version(standard(game), "2027-01-01", banlist={"despair": 0})
     stored = DeckVerdict.objects.get(deck=public_deck, version=ahead)
     assert (stored.legal, stored.starts) == (False, dt.date(2027, 1, 1))
     assert [p["card"] for p in stored.problems] == ["despair"]
@@ -143,7 +121,7 @@ def test_the_verdicts_of_a_version_dated_ahead_are_stored_before_its_day(game, p
 def test_a_change_to_the_deck_is_judged_under_todays_and_tomorrows_versions(
     game, public_deck, at_noon
 ):
-    tomorrow = add_version(standard(game), "2026-11-28", {"healing": 0})
+    tomorrow = add_version(standard(game), "2026-11-28", banlist={"healing": 0})
     services.deck_update(deck=public_deck, visibility=Visibility.UNLISTED)
     services.deck_set_count(
         deck=public_deck, card=cards(game, {"healing": 1}).popitem()[0][0], count=1
@@ -157,7 +135,7 @@ def test_a_change_to_the_deck_is_judged_under_todays_and_tomorrows_versions(
 
 
 def test_deleting_the_version_in_force_brings_back_the_one_before(client, game, public_deck):
-    newer = add_version(standard(game), "2026-11-01", {"lightning": 0})
+    newer = add_version(standard(game), "2026-11-01", banlist={"lightning": 0})
     assert verdicts_everywhere(client, public_deck) == NONE_LEGAL
     newer.delete()
     assert verdicts_everywhere(client, public_deck) == ALL_LEGAL
@@ -177,7 +155,7 @@ GOTTFRIED_BODY = {
 
 
 def test_validate_as_of_judges_by_the_version_in_force_that_day(game, at_noon):
-    add_version(standard(game), "2026-11-01", {"lightning": 0}, name="November 2026 ban list")
+    add_version(standard(game), "2026-11-01", "November 2026 ban list", banlist={"lightning": 0})
 
     today = validate(GOTTFRIED_BODY).json()
     before = validate(GOTTFRIED_BODY, as_of="2026-10-31").json()
@@ -194,7 +172,7 @@ def test_validate_as_of_judges_by_the_version_in_force_that_day(game, at_noon):
 def test_validate_without_as_of_uses_today_in_the_sites_time_zone(game, settings):
     settings.TIME_ZONE = "Pacific/Auckland"  # already the 28th there at noon UTC on the 27th
     timezone.deactivate()
-    add_version(standard(game), "2026-11-28", {"lightning": 0})
+    add_version(standard(game), "2026-11-28", banlist={"lightning": 0})
     with time_machine.travel(NOON, tick=False):
         assert timezone.localdate() == dt.date(2026, 11, 28)
         assert not validate(GOTTFRIED_BODY).json()["legal"]
@@ -312,3 +290,16 @@ def test_two_versions_of_a_format_cannot_start_on_the_same_day(game):
     fmt = standard(game)
     with pytest.raises(Exception, match="one_a_day|UNIQUE|unique"):
         FormatVersion.objects.create(format=fmt, starts=dt.date(2026, 6, 1), name="Twice")
+
+
+def test_validating_as_of_any_day_costs_what_validating_today_does(game):
+    add_version(standard(game), "2026-11-01", banlist={"lightning": 0})
+    validate(GOTTFRIED_BODY)  # the per-process catalogue holds every version once read
+    counted = []
+    for as_of in ({}, {"as_of": "2026-10-31"}, {"as_of": "2030-01-01"}):
+        with CaptureQueriesContext(connection) as queries:
+            assert validate(GOTTFRIED_BODY, **as_of).status_code == 200
+        counted.append(len(queries))
+    # today's costs the catalogue's version check (each time, in tests) and another for the
+    # problems' rule links; a day without problems takes one less, never one more
+    assert max(counted) == counted[0] <= 2, counted

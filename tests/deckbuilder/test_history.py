@@ -16,13 +16,13 @@ from cards.models import Card, Format, Game, Leader
 from deckbuilder import history, services
 from deckbuilder.history import MINUS, Change, Snapshot
 from deckbuilder.models import Deck, DeckVersion, Visibility
+from tests.factories import GOTTFRIED_TEN
 from tests.html import meta, text_of
 
 pytestmark = pytest.mark.django_db
 
 GAME = "card-of-gods"
 # Gottfried (black, yellow, red; Kriegmark) may use all of these: a legal ten.
-GOTTFRIED_TEN = {"despair": 3, "lightning": 3, "fiery-earth": 2, "punishment": 1, "blood-pact": 1}
 
 
 def card(slug, game=GAME) -> Card:

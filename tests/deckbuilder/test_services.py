@@ -11,28 +11,10 @@ from cards import services as card_services
 from cards.models import Card, FormatVersion, Game, Leader
 from deckbuilder import services
 from deckbuilder.models import Deck, DeckCard, Visibility
+from tests.factories import GOTTFRIED_TEN, cards, leader
 
 SAMPLE = Path(__file__).resolve().parents[2] / "cards" / "sample" / "card-of-gods.json"
 pytestmark = pytest.mark.django_db
-
-# Gottfried (black, yellow, red; Kriegmark) can use all of these: a legal ten.
-GOTTFRIED_TEN = {
-    "despair": 3,
-    "lightning": 3,
-    "fiery-earth": 2,
-    "punishment": 1,
-    "blood-pact": 1,
-}
-
-
-def cards(game, counts, section="main"):
-    """{(card, section): n} of the game's cards named by slug in `counts`."""
-    by_slug = {c.slug: c for c in Card.objects.filter(game=game, slug__in=counts)}
-    return {(by_slug[slug], section): n for slug, n in counts.items()}
-
-
-def leader(game, slug):
-    return Leader.objects.get(game=game, slug=slug)
 
 
 def stored(deck) -> Deck:
