@@ -1135,7 +1135,8 @@ def _rules_limit(fmt: Format, card: CardInfo, section: str) -> int | None:
 
 
 def size_label(fmt: Format, section: str | None = None) -> str:
-    """The card count a section asks for, for "38/40–60": "10", "40–60", "≥ 40", "≤ 15", ""."""
+    """The card count a section asks for, for "38/40–60": "10", "40–60", "40+" (at least 40),
+    "0–15" (at most 15), "" (any)."""
     section = section or fmt.first
     for rule in fmt.rules:
         if rule["rule"] == "deck_size" and rule.get("deck", fmt.first) == section:
@@ -1147,9 +1148,9 @@ def size_label(fmt: Format, section: str | None = None) -> str:
             if low and high is not None:
                 return f"{low}–{high}"
             if low:
-                return f"≥ {low}"
+                return f"{low}+"
             if high is not None:
-                return f"≤ {high}"
+                return f"0–{high}"
     return ""
 
 

@@ -66,3 +66,9 @@ def problem(data, *, strings: bool = True) -> str | None:
             except UnicodeEncodeError:
                 return "Unpaired surrogates (\\ud800-\\udfff) are not allowed in strings."
     return None
+
+
+def article(phrase: str) -> str:
+    """The indefinite article before `phrase`: "an" before a vowel ("an Irdya card game", "an
+    Of Gods and Men format"), else "a"."""
+    return "an" if phrase[:1].lower() in "aeiou" and phrase[:1] else "a"

@@ -8,7 +8,7 @@ from django.urls import reverse
 from cards import vocabulary
 from cards.filters import find_by_name
 from cards.models import SEARCH_MAX_LENGTH, Card, Format, Game, Leader
-from cards.text import one_line, several_lines
+from cards.text import article, one_line, several_lines
 
 from .models import Visibility
 from .services import MAX_COPIES
@@ -141,7 +141,7 @@ def _game_fields(form: forms.Form, game: Game) -> None:
 
 
 def _a(noun: str) -> str:
-    return f"{'an' if noun[:1].lower() in 'aeiou' else 'a'} {noun.lower()}"
+    return f"{article(noun)} {noun.lower()}"
 
 
 class DeckNewForm(forms.Form):
@@ -155,13 +155,21 @@ class DeckNewForm(forms.Form):
         max_length=120,
         required=False,
         validators=[one_line],
-        help_text="Leave it blank to name the deck after its leader; you can change it later.",
     )
 
     def __init__(self, *args, game: Game, **kwargs):
         super().__init__(*args, **kwargs)
         self.game = game
         _game_fields(self, game)
+        if not game.has_leaders:  # named after the game: there is no leader to name it after
+            self.fields[
+                "name"
+            ].help_text = f"Leave it blank to name it “{game.name} deck”; you can change it later."
+        else:
+            self.fields["name"].help_text = (
+                f"Leave it blank to name the deck after its {game.leader_label.lower()}; "
+                "you can change it later."
+            )
 
     def clean(self):
         data = super().clean()

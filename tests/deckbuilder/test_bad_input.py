@@ -264,7 +264,13 @@ def test_every_error_page_renders_for_a_host_not_allowed(rf):
 @pytest.mark.parametrize(
     "url, status, title, description",
     [
-        ("/no-such-page/", 404, "Page not found", "This page does not exist on Deckbuilder."),
+        (
+            "/no-such-page/",
+            404,
+            "Page not found",
+            "This page does not exist on Deckbuilder: a game, card, leader or deck renamed or "
+            "removed, or a private deck.",
+        ),
         ("/", 500, "Server error", "Something went wrong on Deckbuilder."),
     ],
 )
