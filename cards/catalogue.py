@@ -21,7 +21,6 @@ from datetime import date
 from typing import NamedTuple
 
 from django.conf import settings
-from django.utils import timezone
 
 from . import legality, vocabulary
 from .models import (
@@ -33,6 +32,7 @@ from .models import (
     Loyalty,
     Printing,
     RuleSection,
+    in_force,
     printing_refs,
     relation_ids,
 )
@@ -121,12 +121,7 @@ class GameRules:
         """The version of the format `slug` (the default when None) in force on `as_of` (today
         in the site's time zone when None); None for no such format, or a day before its first
         version."""
-        day = as_of or self.as_of or timezone.localdate()
-        found = None
-        for version in self.formats.get(slug or self.default_format, ()):
-            if version.starts is None or version.starts <= day:
-                found = version
-        return found
+        return in_force(self.formats.get(slug or self.default_format, ()), as_of or self.as_of)
 
     def format(self, slug: str | None = None, as_of: date | None = None) -> legality.Format | None:
         """The engine's format of `version_on(slug, as_of)`; before its first version, that

@@ -326,6 +326,15 @@ def _default_sections():
     return [{"slug": "main", "name": "Deck"}]
 
 
+def in_force(dated, day: datetime.date | None = None):
+    """Of things with a `starts` date (None: from the beginning), such as a format's versions or
+    a deck's verdicts, the one in force on `day` (today in the site's time zone when None): the
+    latest that starts on or before it; None before the first."""
+    day = day or timezone.localdate()
+    started = [item for item in dated if item.starts is None or item.starts <= day]
+    return max(started, key=lambda item: (item.starts is not None, item.starts), default=None)
+
+
 class Format(models.Model):
     """How a game's decks are judged. A game has one or more formats, one its default; a
     format changes over time, so what judges is one of its dated versions (`FormatVersion`):
@@ -375,12 +384,7 @@ class Format(models.Model):
     def version_on(self, day: datetime.date | None = None) -> "FormatVersion | None":
         """The version in force on `day` (today in the site's time zone when None): the last
         that starts on or before it; None before the first."""
-        day = day or timezone.localdate()
-        found = None
-        for version in self.version_list:
-            if version.starts is None or version.starts <= day:
-                found = version
-        return found
+        return in_force(self.version_list, day)
 
     @property
     def current(self) -> "FormatVersion":

@@ -16,6 +16,7 @@ from cards.models import (
     Game,
     Leader,
     held,
+    in_force,
     let_go,
 )
 from cards.text import one_line, several_lines
@@ -164,14 +165,6 @@ class Deck(models.Model):
         before = [v for v in self.verdict_list if v.format_id == self.format_id]
         was_legal = any(v.legal for v in before if v.starts is None or v.starts < found.starts)
         return found.starts if was_legal else None
-
-
-def in_force(verdicts, day=None):
-    """Of verdicts (or versions) with `starts`, the one in force on `day` (today when None):
-    the latest that starts on or before it; None before the first."""
-    day = day or timezone.localdate()
-    started = [v for v in verdicts if v.starts is None or v.starts <= day]
-    return max(started, key=lambda v: (v.starts is not None, v.starts), default=None)
 
 
 class DeckVerdictQuerySet(models.QuerySet):
