@@ -48,6 +48,11 @@ test-postgres: install
 cluster: install servers
 	scripts/with-postgres $(BIN)/python scripts/cluster.py --sample --port $(PORT)
 
+# docs/screenshots/: each main page at 1280 and 390 px wide, light and dark (tests/e2e/test_look.py).
+.PHONY: screenshots
+screenshots: install browser
+	SCREENSHOTS_DIR=docs/screenshots DATABASE_URL= $(BIN)/pytest -p no:cacheprovider tests/e2e/test_look.py -k axe_clean
+
 lint: install
 	$(BIN)/ruff check .
 

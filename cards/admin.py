@@ -19,7 +19,7 @@ from django.urls import path, reverse
 from django.utils.html import format_html
 from django.utils.safestring import mark_safe
 
-from . import importers, services
+from . import art, importers, services
 from .models import (
     Card,
     CardSet,
@@ -324,8 +324,42 @@ class CardAdminForm(GameScopedForm):
         return cleaned
 
 
-class LeaderAdminForm(GameScopedForm):
+class ArtForm(forms.ModelForm):
+    """The art of a printing or a leader (cards.art): a picture uploaded here is checked when
+    the form is (a refused file is an error on the field, and nothing is saved), and stored
+    as renditions when the form saves; "Remove art" clears it."""
+
+    art_upload = forms.FileField(
+        label="Art",
+        required=False,
+        help_text="A JPEG, PNG, WebP or GIF picture; stored as small, normal and large renditions.",
+    )
+    clear_art = forms.BooleanField(label="Remove art", required=False)
+
+    def clean_art_upload(self):
+        upload = self.cleaned_data.get("art_upload")
+        self.picture = art.check(upload, name=upload.name) if upload else None
+        return upload
+
+    def save(self, commit=True):
+        picture = getattr(self, "picture", None)
+        if picture is not None:
+            self.instance.art = art.store(picture)
+        elif self.cleaned_data.get("clear_art"):
+            self.instance.art = None
+        return super().save(commit)
+
+
+class LeaderAdminForm(ArtForm, GameScopedForm):
     game_scoped = ("keywords", "colours")
+    # The source of its art, as an import gives it: a URL or a path beside the file.
+    image = forms.CharField(
+        required=False,
+        max_length=200,
+        validators=[art.validate_source],
+        help_text="Where its art came from (a URL, or an import file's path); upload the art "
+        "itself below.",
+    )
 
     class Meta:
         model = Leader
@@ -348,7 +382,7 @@ class RulingInline(StaffCuratorMixin, admin.StackedInline):
     fields = ["date", "question", "answer", "source"]
 
 
-class PrintingForm(forms.ModelForm):
+class PrintingForm(ArtForm):
     def clean_number(self):
         """A number is unique within the game, any case (the form leaves the game out, so the
         database's constraint is not checked here)."""
@@ -374,14 +408,47 @@ class PrintingFormSet(forms.BaseInlineFormSet):
             raise ValidationError("A number is given twice.")
 
 
+def art_preview(obj) -> str:
+    """The small rendition of the art of a printing or leader (its fallback format), or —."""
+    if obj is None or not obj.art_id:
+        return "—"
+    found = obj.art
+    small = found.renditions[0]
+    return format_html(
+        '<img src="{}" width="{}" height="{}" alt="Its art">',
+        found.url(small["size"], found.fallback),
+        small["width"],
+        small["height"],
+    )
+
+
 class PrintingInline(StaffCuratorMixin, admin.TabularInline):
-    """A card's or leader's printings; the first (by position) is the one shown."""
+    """A card's or leader's printings; the first (by position) with art is the art shown."""
 
     model = Printing
     form = PrintingForm
     formset = PrintingFormSet
     extra = 0
-    fields = ["position", "set", "number", "rarity", "artist", "image", "flavour"]
+    fields = [
+        "position",
+        "set",
+        "number",
+        "rarity",
+        "artist",
+        "art_shown",
+        "art_upload",
+        "clear_art",
+        "image",
+        "flavour",
+    ]
+    readonly_fields = ["art_shown"]
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).select_related("art")
+
+    @admin.display(description="art")
+    def art_shown(self, printing):
+        return art_preview(printing)
 
 
 @admin.register(CardSet)
@@ -547,10 +614,14 @@ class LeaderAdmin(StaffCuratorMixin, admin.ModelAdmin):
     search_fields = ["name", "text"]
     autocomplete_fields = ["keywords"]
     prepopulated_fields = {"slug": ["name"]}
-    readonly_fields = ["created", "updated"]
+    readonly_fields = ["art_shown", "created", "updated"]
 
     def get_queryset(self, request):
         return super().get_queryset(request).prefetch_related("colours", "keywords")
+
+    @admin.display(description="art")
+    def art_shown(self, leader):
+        return art_preview(leader)
 
     @admin.display(description="matching colours")
     def colour_display(self, leader):

@@ -22,7 +22,7 @@ from rest_framework.decorators import action, api_view
 from rest_framework.response import Response
 from rest_framework.settings import api_settings
 
-from . import filters, legality, rulebook, services, vocabulary
+from . import art, filters, legality, rulebook, services, vocabulary
 from .filters import CardFilter
 from .legality import STATUSES  # the class body's `legality` is the field
 from .models import (
@@ -192,19 +192,39 @@ class TermsField(serializers.ManyRelatedField):
         return rows_of(instance, self.source) if instance.pk is not None else []
 
 
+def art_url(request, picture) -> str:
+    """The absolute address of the largest rendition of `picture` (an Art: cards.art), in its
+    fallback format (JPEG or PNG: every client reads it)."""
+    url = picture.largest_url()
+    return request.build_absolute_uri(url) if request is not None else url
+
+
+def printing_record(printing, request) -> dict:
+    """A printing as the API shows it: its record, its `image` the address of its art where
+    it has art (else the source string stored, as the exchange file has it)."""
+    record = printing.as_record()
+    if printing.art_id:
+        record["image"] = art_url(request, printing.art)
+    return record
+
+
 class PrintingSerializer(serializers.Serializer):
     """One printing: {"set": code, "number", "rarity", "image", "artist", "flavour"}; the set
-    (by code) and the rarity (by slug or printed code), any case, are the game's."""
+    (by code) and the rarity (by slug or printed code), any case, are the game's. Its `image`
+    is read as the source of its art (a URL, or in an import a path beside the file: the
+    import stores the art, cards.importers) and shown as its art's address."""
 
     set = serializers.CharField(max_length=20)
     number = serializers.CharField(max_length=30)
     rarity = serializers.CharField(max_length=40, required=False, allow_null=True, allow_blank=True)
-    image = serializers.CharField(max_length=500, required=False, allow_blank=True)
+    image = serializers.CharField(
+        max_length=500, required=False, allow_blank=True, validators=[art.validate_source]
+    )
     artist = serializers.CharField(max_length=200, required=False, allow_blank=True)
     flavour = serializers.CharField(required=False, allow_blank=True)
 
     def to_representation(self, printing) -> dict:
-        return printing.as_record()
+        return printing_record(printing, self.context.get("request"))
 
     def validate_set(self, code):
         game = self.root.game
@@ -518,11 +538,13 @@ class CardSerializer(GameScopedSerializer):
         """The card as DRF's fields above represent it, from its record (a test compares the
         two for every sample card): a page of cards is the API's most asked answer, and
         walking 18 fields a card took about half of its time."""
+        request = self.context.get("request")
         shown = card.as_record() | {
             "total_cost": card.total_cost,
             "factions": self.get_factions(card),
             "legality": self.get_legality(card),
             "url": self.get_url(card),
+            "printings": [printing_record(p, request) for p in card.printing_list],
         }
         return {name: shown[name] for name in self.Meta.fields}
 
@@ -572,6 +594,11 @@ class CardSerializer(GameScopedSerializer):
 
 class LeaderSerializer(GameScopedSerializer):
     loyalty = LeaderLoyaltyField(required=False)
+    # The source of its art, as a printing's `image` (PrintingSerializer); shown as its art's
+    # address where it has art.
+    image = serializers.CharField(
+        max_length=200, required=False, allow_blank=True, validators=[art.validate_source]
+    )
 
     class Meta:
         model = Leader
@@ -593,6 +620,12 @@ class LeaderSerializer(GameScopedSerializer):
         if not self.game.has_leaders:
             raise serializers.ValidationError(f"{self.game.name} has no leaders.")
         return super().validate(attrs)
+
+    def to_representation(self, leader) -> dict:
+        shown = super().to_representation(leader)
+        if leader.art_id:
+            shown["image"] = art_url(self.context.get("request"), leader.art)
+        return shown
 
     def to_write(self, data: dict) -> services.LeaderWrite:
         """Validated data as services.save_leaders takes it (as CardSerializer.to_write)."""
@@ -709,7 +742,7 @@ class PrintedSerializer(serializers.Serializer):
         else:
             url = self.context["request"].build_absolute_uri(owner.get_absolute_url())
             shown = {"slug": owner.slug, "name": owner.name, "url": url}
-        return {**printing.as_record(), kind: shown}
+        return {**printing_record(printing, self.context.get("request")), kind: shown}
 
 
 class CardSetViewSet(viewsets.ReadOnlyModelViewSet):
@@ -744,7 +777,7 @@ class CardSetViewSet(viewsets.ReadOnlyModelViewSet):
         card_set = self.get_object()
         printings = (
             Printing.objects.filter(set=card_set)
-            .select_related("card", "leader", "rarity")
+            .select_related("card", "leader", "rarity", "art")
             .order_by("number")
         )
         paginator = api_settings.DEFAULT_PAGINATION_CLASS()  # as every list of the API
@@ -765,7 +798,7 @@ def printing_detail(request, game, number):
     found = vocabulary.game_or_404(request, game)
     printing = (
         Printing.objects.filter(game=found, number__iexact=number)
-        .select_related("set", "rarity", "card", "leader")
+        .select_related("set", "rarity", "card", "leader", "art")
         .first()
     )
     if printing is None:
@@ -928,8 +961,11 @@ class RuleViewSet(RulesReadOnly):
         query = RuleSearchQuerySerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
         text = query.validated_data["q"]
+        term = vocabulary.of(game).glossary().defining(text)  # as the search page does
         page = self.paginate_queryset(
-            RuleSection.objects.live().filter(game=game).search(text, game.language)
+            RuleSection.objects.live()
+            .filter(game=game)
+            .search(text, game.language, defined=term.section.number if term else None)
         )
         sections = self._sections(page)
         for section in sections:

@@ -98,6 +98,12 @@ class Glossary:
     def lookup(self, name: str) -> Term | None:
         return self.by_name.get((name or "").strip().casefold())
 
+    def defining(self, text: str) -> Term | None:
+        """The term `text` names (its term or an alias, any case, spaces collapsed), if a section
+        defines it: what a rules search adds to what its words find."""
+        term = self.lookup(" ".join((text or "").split()))
+        return term if term is not None and term.section is not None else None
+
     def find(self, text: str) -> list[Term]:
         """The terms named in `text`, in order of first appearance, each once."""
         if not self.pattern or not text:

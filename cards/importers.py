@@ -58,11 +58,21 @@ text           effect text (card) or rules text (leader)
 flavour        card: flavour text
 effect_source  card: effect source icon
 makes_attack   card: `true` or `false` (empty is false)
-image          URL of the art
+image          a card's picture: its URL; a leader's art: a URL or a path relative to the file
 =============  =====================================================================
 
 Card-only cells must be empty on leader rows. Rows are numbered by the line of the file on
 which they start (the header is line 1), so a row number points at the line to fix.
+
+Art
+---
+A printing's or a leader's `image` that is new (or whose art is not stored yet) is read while
+the rows are checked: an http(s) URL (ART_FETCH_TIMEOUT, at most ART_MAX_BYTES), or a path
+relative to the file (within its folder; only for a file read from disk, as `manage.py
+import_cards` does). It is checked and stored as renditions (cards.art), and the `image` keeps
+the source. A source that cannot be read, or is no picture, is that row's error. A dry run reads
+and checks the art but stores none; an import rolled back deletes the files of the art it
+stored.
 """
 
 import csv
@@ -76,15 +86,16 @@ from datetime import date
 from pathlib import Path
 from typing import NamedTuple
 
+from django.conf import settings
 from django.core.exceptions import FieldError, ValidationError
 from django.db import IntegrityError, transaction
 from django.db.models import Prefetch
 from django.utils.text import slugify
 from rest_framework import serializers
 
-from . import fowsim, services, signals
+from . import art, fowsim, services, signals
 from .api import CardSerializer, LeaderSerializer
-from .models import Card, CardSet, Format, Game, Leader, Printing, printings_of_sets
+from .models import Art, Card, CardSet, Format, Game, Leader, Printing, printings_of_sets
 from .text import MAX_DEPTH, problem
 
 FORMATS = ("json", "csv")
@@ -204,6 +215,7 @@ class ImportData:
     errors: list[RowError] = field(default_factory=list)  # rows that are neither card nor leader
     sets: list[Record] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)  # what a source's conversion reported
+    base: Path | None = None  # the folder of a file read from disk: art paths are read there
 
     def records(self) -> dict:
         """What import_records takes of the file."""
@@ -213,6 +225,7 @@ class ImportData:
             "cards": self.cards,
             "errors": self.errors,
             "definition": self.definition,
+            "base": self.base,
         }
 
 
@@ -283,7 +296,10 @@ def read_file(source, fmt: str | None = None) -> ImportData:
             raise ImportFileError("The file is not UTF-8 text.") from None
     else:
         text = raw.removeprefix("\ufeff")
-    return read_json(text) if fmt == "json" else read_csv(text)
+    data = read_json(text) if fmt == "json" else read_csv(text)
+    if isinstance(source, str | Path):
+        data.base = Path(source).resolve().parent
+    return data
 
 
 SOURCES = ("exchange", "fowsim")
@@ -610,9 +626,11 @@ def import_records(
     definition: dict | None = None,
     sets: Iterable[Record | dict] = (),
     partial: bool = False,
+    base: Path | None = None,
 ) -> ImportReport:
     """Validate and upsert records (plain dicts of the API write shape, or read Records),
     after the game's `definition` (vocabulary and formats, services.save_game) if given.
+    The art the records name is read (paths from the folder `base`) and stored (`_take_art`).
 
     Two phases. First every record is checked and counted (`_check`: reads a fixed number of
     queries, writes nothing). Then, only when no record is bad (nor any of `errors`, found while
@@ -627,23 +645,99 @@ def import_records(
     for records in (leaders, cards):
         _check_duplicates(records)
     _check_numbers([*leaders, *cards])
-    with transaction.atomic(), signals.one_bump():
-        if definition is not None:
-            try:
-                game = services.save_game(definition={**definition, "slug": game.slug})
-            except DEFINITION_ERRORS as e:
-                report.errors.append(RowError(0, "game", f"Bad game definition: {e}"))
-        # The sets first, in the same transaction: the printings of the rows name them.
-        _save_sets(game, sets, report)
-        checked = _check(game, leaders, cards, report)
-        if partial:
-            checked = _without_bad_rows(checked, report)
-        if (partial or not report.errors) and not dry_run:
-            _write(game, checked, report)
-        report.errors.sort(key=lambda e: (KINDS.index(e.kind) if e.kind in KINDS else 0, e.row))
-        if (report.errors and not partial) or dry_run:
-            transaction.set_rollback(True)  # the definition, or a write refused midway
+    stored: set[str] = set()  # the digests of the art stored, for `art.discard` on rollback
+    try:
+        with transaction.atomic(), signals.one_bump():
+            if definition is not None:
+                try:
+                    game = services.save_game(definition={**definition, "slug": game.slug})
+                except DEFINITION_ERRORS as e:
+                    report.errors.append(RowError(0, "game", f"Bad game definition: {e}"))
+            # The sets first, in the same transaction: the printings of the rows name them.
+            _save_sets(game, sets, report)
+            checked = _check(game, leaders, cards, report)
+            writing = not dry_run and (partial or not report.errors)
+            _take_art(checked, report, base=base, stored=stored if writing else None)
+            if partial:
+                checked = _without_bad_rows(checked, report)
+            if (partial or not report.errors) and not dry_run:
+                _write(game, checked, report)
+            report.errors.sort(key=lambda e: (KINDS.index(e.kind) if e.kind in KINDS else 0, e.row))
+            rolled_back = (report.errors and not partial) or dry_run
+            if rolled_back:
+                transaction.set_rollback(True)  # the definition, or a write refused midway
+    except BaseException:
+        art.discard(stored)
+        raise
+    if rolled_back:
+        art.discard(stored)
     return report
+
+
+def _take_art(checked: "Checked", report: ImportReport, *, base: Path | None, stored) -> None:
+    """The art of the rows to write: each printing's or leader's `image` that is new to it, or
+    whose art is not stored yet, is read and checked (cards.art), a problem being that row's
+    error; and when `stored` (a set: no dry run, nothing refused yet) is given, stored, its
+    write then setting the art, and its digest added to `stored`. A source several rows name
+    is read once."""
+    read: dict[str, Art | ValidationError | None] = {}
+    for record, write in checked:
+        owner = write.card if record.kind == CARD else write.leader
+        wanted = []  # (field, dict of the write whose "image" names art and gets its "art")
+        if record.kind == LEADER and write.fields.get("image"):
+            if owner is None or owner.image != write.fields["image"] or owner.art_id is None:
+                wanted.append(("image", write.fields))
+        if write.printings:
+            held = {p.number.lower(): p for p in owner.printing_list} if owner else {}
+            for position, values in enumerate(write.printings, 1):
+                had = held.get(values["number"].lower())
+                if values.get("image") and (
+                    had is None or had.image != values["image"] or had.art_id is None
+                ):
+                    wanted.append((f"printings[{position}].image", values))
+        for name, values in wanted:
+            source = values["image"]
+            if source not in read:
+                read[source] = _read_art(source, base, store=stored is not None)
+            found = read[source]
+            if isinstance(found, ValidationError):
+                message = " ".join(found.messages)
+                report.errors.append(RowError(record.row, name, message, record.kind, record.name))
+            elif found is not None:
+                values["art"] = found
+                stored.add(found.digest)
+
+
+def _read_art(source: str, base: Path | None, *, store: bool) -> "Art | ValidationError | None":
+    """The art `source` names, stored (None when only checked), or why it cannot be."""
+    try:  # the serializers have refused a source that is neither (art.validate_source)
+        if source.startswith(("http://", "https://")):
+            data = art.fetch(source)
+        else:
+            data = _read_beside(source, base)
+        picture = art.check(data, name=source)
+        return art.store(picture) if store else None
+    except ValidationError as e:
+        return e
+
+
+def _read_beside(source: str, base: Path | None) -> bytes:
+    """The file at `source`, a path relative to the folder `base` of the imported file (and
+    within it), at most ART_MAX_BYTES + 1 bytes."""
+    if base is None:
+        raise ValidationError(
+            "A path is read beside a file imported from disk (manage.py import_cards); "
+            "give a URL here."
+        )
+    base = base.resolve()
+    path = (base / source).resolve()
+    if not path.is_relative_to(base):
+        raise ValidationError("Give a path within the folder of the file.")
+    try:
+        with path.open("rb") as file:
+            return file.read(settings.ART_MAX_BYTES + 1)
+    except OSError as e:
+        raise ValidationError(f"Cannot read {source} beside the file: {e.strerror or e}.") from None
 
 
 def _without_bad_rows(checked: "Checked", report: ImportReport) -> "Checked":
@@ -959,21 +1053,25 @@ def _is_unchanged(instance, data: dict, game: Game) -> bool:
         elif name == "printings":
             if [_printing_key(p) for p in instance.printing_list] != [_given_key(p) for p in value]:
                 return False
+        elif name == "image" and isinstance(instance, Leader) and value and not instance.art_id:
+            return False  # its art is still to be read (_take_art)
         elif getattr(instance, name) != value:
             return False
     return True
 
 
 def _printing_key(printing) -> tuple:
-    """What a stored printing holds, to compare it with a validated one (`_given_key`)."""
+    """What a stored printing holds, to compare it with a validated one (`_given_key`); one
+    whose `image` names art not stored yet differs (_take_art reads it)."""
     fields = (printing.number, printing.image, printing.artist, printing.flavour)
-    return (printing.set_id, printing.rarity_id, *fields)
+    art_read = printing.art_id is not None or not printing.image
+    return (printing.set_id, printing.rarity_id, *fields, art_read)
 
 
 def _given_key(values: dict) -> tuple:
     rarity = values.get("rarity")
     fields = tuple(values.get(name, "") for name in ("number", "image", "artist", "flavour"))
-    return (values["set"].pk, rarity.pk if rarity else None, *fields)
+    return (values["set"].pk, rarity.pk if rarity else None, *fields, True)
 
 
 # --- exporting ------------------------------------------------------------------------------

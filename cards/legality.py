@@ -115,8 +115,8 @@ class Section:
 
 @dataclass
 class Format:
-    """A format as the engine uses it; `from_data` reads the stored shape. `type_names` and
-    `leader_label` only make messages read in the game's words."""
+    """A format as the engine uses it; `from_data` reads the stored shape. `type_names`,
+    `leader_label` and `colour_label` only make messages read in the game's words."""
 
     sections: list[Section]
     rules: list[dict] = field(default_factory=list)
@@ -125,9 +125,12 @@ class Format:
     name: str = ""
     type_names: dict[str, str] = field(default_factory=dict)
     leader_label: str = "leader"
+    colour_label: str = "colour"  # lower case: "element" in Berserk, "attribute" in Force of Will
 
     @classmethod
-    def from_data(cls, data: Mapping, *, type_names=None, leader_label: str = "") -> Format:
+    def from_data(
+        cls, data: Mapping, *, type_names=None, leader_label: str = "", colour_label: str = ""
+    ) -> Format:
         return cls(
             sections=[Section(s["slug"], s["name"]) for s in data["sections"]],
             rules=list(data.get("rules", [])),
@@ -136,6 +139,7 @@ class Format:
             name=data.get("name", ""),
             type_names=dict(type_names or {}),
             leader_label=leader_label or "leader",
+            colour_label=(colour_label or "colour").lower(),
         )
 
     @property
@@ -615,7 +619,7 @@ class InPool:
 class LeaderRule:
     code: str
     requirement: object  # (params, leader) -> AllIn | SharesOne | LoyaltyWithin | ...
-    message: object  # (card, leader, params) -> str
+    message: object  # (card, leader, params, fmt) -> str, in the format's words
     needs_leader: bool = True  # False: the rule judges the card with no leader chosen too
 
 
@@ -625,12 +629,12 @@ def _colour_requirement(params, leader: LeaderInfo):
     return AllIn("colours", leader.colours)
 
 
-def _colour_message(card: CardInfo, leader: LeaderInfo, params) -> str:
-    matches = _join(leader.colours) or "no colour"
+def _colour_message(card: CardInfo, leader: LeaderInfo, params, fmt: Format) -> str:
+    matches = _join(leader.colours) or f"no {fmt.colour_label}"
     if params.get("mode") == "shares":
         return (
-            f"{card.name} is {_join(card.colours)} and shares no colour with {leader.name}"
-            f" ({matches})"
+            f"{card.name} is {_join(card.colours)} and shares no {fmt.colour_label} with"
+            f" {leader.name} ({matches})"
         )
     missing = card.colours - leader.colours
     return (
@@ -638,7 +642,7 @@ def _colour_message(card: CardInfo, leader: LeaderInfo, params) -> str:
     )
 
 
-def _loyalty_message(card: CardInfo, leader: LeaderInfo, params) -> str:
+def _loyalty_message(card: CardInfo, leader: LeaderInfo, params, fmt: Format) -> str:
     faction, needed = card.loyalty
     has = dict(leader.loyalty).get(faction, 0)
     return (
@@ -661,7 +665,7 @@ def _exclusive_requirement(params, leader: LeaderInfo | None) -> NoneOf:
     return NoneOf("keywords", frozenset(forbidden), pairs)
 
 
-def _exclusive_message(card: CardInfo, leader: LeaderInfo | None, params) -> str:
+def _exclusive_message(card: CardInfo, leader: LeaderInfo | None, params, fmt: Format) -> str:
     """Why the requirement refuses `card` (a pair it holds both of, or the leader's side)."""
     keywords = _folded(card.keywords)
     own = _leader_keywords(leader)
@@ -697,7 +701,7 @@ LEADER_RULES: dict[str, LeaderRule] = {
     "faction_gate": LeaderRule(
         "faction_mismatch",
         lambda params, leader: AllIn("factions", leader.factions),
-        lambda card, leader, params: (
+        lambda card, leader, params, fmt: (
             f"{card.name} belongs to {_join(card.factions - leader.factions)}, which is not a"
             f" faction of {leader.name}"
         ),
@@ -713,7 +717,7 @@ LEADER_RULES: dict[str, LeaderRule] = {
     "pool": LeaderRule(
         "not_in_pool",
         _pool_requirement,
-        lambda card, leader, params: f"{card.name} has no printing in {_pool_words(params)}.",
+        lambda card, leader, params, fmt: f"{card.name} has no printing in {_pool_words(params)}.",
         needs_leader=False,
     ),
 }
@@ -746,7 +750,7 @@ def _refused(spec: LeaderRule, wanted, params, fmt: Format, leader, deck):
         seen.add(card.slug)
         yield Problem(
             spec.code,
-            spec.message(card, leader, params),
+            spec.message(card, leader, params, fmt),
             card.slug,
             _first_section(fmt, deck, card.slug),
         )
@@ -760,7 +764,7 @@ def _exclusive_keywords(params, fmt: Format, leader, deck):
     why: dict[str, str] = {}  # card slug -> the first reason found, in deck order
     for entry in held:
         if entry.card.slug not in why and not wanted.holds(entry.card):
-            why[entry.card.slug] = _exclusive_message(entry.card, leader, params)
+            why[entry.card.slug] = _exclusive_message(entry.card, leader, params, fmt)
     # Pairs the leader holds no side of: the deck may not mix them; the side with fewer copies
     # is the one reported (a tie: the pair's second keyword).
     for a, b in params.get("pairs") or []:
@@ -1103,7 +1107,7 @@ def card_problems(fmt: Format, leader: LeaderInfo | None, card: CardInfo) -> lis
             problems.append(
                 Problem(
                     spec.code,
-                    spec.message(card, leader, rule),
+                    spec.message(card, leader, rule, fmt),
                     card.slug,
                     None,
                     rule.get("section", ""),
@@ -1271,11 +1275,15 @@ def describe(rule: Mapping, fmt: Format) -> str:
             )
         return f"{_cap(where)} takes only these card types: {names}."
     if kind == "colour_identity":
+        colour = fmt.colour_label
         if rule.get("mode") == "shares":
-            return f"Every card shares a colour with the {fmt.leader_label}, or has none (neutral)."
+            return (
+                f"Every card shares {_a(colour)} with the {fmt.leader_label}, or has none"
+                " (neutral)."
+            )
         return (
-            f"Every colour of every card is one of the {fmt.leader_label}'s colours;"
-            " colourless cards fit every deck."
+            f"Every {colour} of every card is one of the {fmt.leader_label}'s {colour}s;"
+            f" a card with no {colour} fits every deck."
         )
     if kind == "faction_gate":
         return (

@@ -19,6 +19,7 @@ from django.contrib.postgres.search import (
     SearchVectorField,
 )
 from django.core.exceptions import ValidationError
+from django.core.files.storage import default_storage
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import connection, models
 from django.db.models import (
@@ -520,7 +521,10 @@ class FormatVersion(models.Model):
             return self._engine
         data = {"slug": self.format.slug, "name": self.format.name, **self.rules_data()}
         return legality.Format.from_data(
-            data, type_names=type_names, leader_label=game.leader_label
+            data,
+            type_names=type_names,
+            leader_label=game.leader_label,
+            colour_label=game.colour_label,
         )
 
     def clean(self):
@@ -693,14 +697,18 @@ class Dressing(Value):
                 self.words.dress(card, None, row.colour_ids, row.keyword_ids)
             yield row
 
-    def prefetches(self) -> list[str]:
+    def prefetches(self) -> list:
         """What the cards' rows do not bring and the game has: their printings (their set and
-        rarity are dressed from `words`), other faces and other types; a prefetch query each."""
-        wanted = {"printings": self.words.sets, "faces": self.words.card_faces}
-        wanted["more_types"] = self.words.more_types
-        return [
-            f"{self.path}__{name}" if self.path else name for name, has in wanted.items() if has
+        rarity are dressed from `words`, their art comes in their rows: the picture a card
+        shows), other faces and other types; a prefetch query each."""
+        prefix = f"{self.path}__" if self.path else ""
+        printings = Prefetch(f"{prefix}printings", Printing.objects.select_related("art"))
+        wanted = [
+            (printings, self.words.sets),
+            (f"{prefix}faces", self.words.card_faces),
+            (f"{prefix}more_types", self.words.more_types),
         ]
+        return [lookup for lookup, has in wanted if has]
 
 
 class DressedQuerySet(models.QuerySet):
@@ -1208,15 +1216,15 @@ def printed(printings) -> dict:
 
 
 def printings_of_sets():
-    """Printings with their set (and rarity), for a prefetch."""
-    return Printing.objects.select_related("set", "rarity")
+    """Printings with their set, rarity and art, for a prefetch."""
+    return Printing.objects.select_related("set", "rarity", "art")
 
 
 class LeaderQuerySet(models.QuerySet):
     def for_rules(self):
         """Leaders with what the engine and the pages read (colours, keywords, loyalty), in a
         constant number of queries."""
-        return self.prefetch_related(
+        return self.select_related("art").prefetch_related(
             "colours",
             "keywords",
             "loyalties__faction",
@@ -1235,6 +1243,15 @@ class Leader(models.Model):
     keywords = models.ManyToManyField(Keyword, blank=True, related_name="leaders")
     text = models.TextField(blank=True, validators=[several_lines])
     image = models.URLField(blank=True)
+    art = models.ForeignKey(
+        "Art",
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        editable=False,
+        related_name="leaders",
+        help_text="Its picture (cards.art), shown before its printings' art.",
+    )
     created = models.DateTimeField(auto_now_add=True)
     updated = models.DateTimeField(auto_now=True)
 
@@ -1408,7 +1425,18 @@ class Printing(OfCardOrLeader):
     rarity = models.ForeignKey(
         Rarity, on_delete=models.PROTECT, null=True, blank=True, related_name="printings"
     )
-    image = models.CharField(max_length=500, blank=True, help_text="URL of the art.")
+    image = models.CharField(
+        max_length=500, blank=True, help_text="Where the art came from: a URL or an import's path."
+    )
+    art = models.ForeignKey(
+        "Art",
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        editable=False,
+        related_name="printings",
+        help_text="Its art as stored (cards.art).",
+    )
     artist = models.CharField(max_length=200, blank=True, validators=[one_line])
     flavour = models.TextField(blank=True, validators=[several_lines])
 
@@ -1479,6 +1507,63 @@ class Face(OfCardOrLeader):
             "stats": dict(self.stats),
             "text": self.text,
         }
+
+
+class Art(models.Model):
+    """A picture of a printing or a leader, kept as renditions made once, at upload (cards.art):
+    each width of cards.art.WIDTHS that the original reaches, as WebP and as a fallback (JPEG,
+    or PNG for a picture with transparency). Its files are named by the SHA-256 of the original
+    (`art/ab/<digest>-<size>.<ext>`): the same picture is stored once, and a name never changes
+    its content, so its files may be cached forever. A row never changes once made, and is kept
+    (PROTECT) while a printing or leader shows it."""
+
+    digest = models.CharField(
+        max_length=64, unique=True, editable=False, help_text="SHA-256 of the original file."
+    )
+    width = models.PositiveIntegerField(editable=False, help_text="Of the original, upright.")
+    height = models.PositiveIntegerField(editable=False)
+    fallback = models.CharField(
+        max_length=4, choices=[("jpg", "JPEG"), ("png", "PNG")], editable=False
+    )
+    renditions = models.JSONField(
+        default=list,
+        editable=False,
+        help_text='Each {"size", "width", "height"}, narrowest first.',
+    )
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        verbose_name_plural = "art"
+        constraints = [
+            models.CheckConstraint(condition=~Q(digest=""), name="art_digest_not_empty"),
+            models.CheckConstraint(
+                condition=Q(fallback__in=["jpg", "png"]), name="art_fallback_jpg_or_png"
+            ),
+            models.CheckConstraint(
+                condition=Q(width__gte=1, height__gte=1), name="art_width_and_height"
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.digest[:12]} ({self.width}×{self.height})"
+
+    def file_name(self, size: str, ext: str) -> str:
+        return f"art/{self.digest[:2]}/{self.digest}-{size}.{ext}"
+
+    def url(self, size: str, ext: str) -> str:
+        return default_storage.url(self.file_name(size, ext))
+
+    def srcset(self, ext: str) -> str:
+        """`<url> 160w, <url> 320w, ...`: each rendition in format `ext`."""
+        return ", ".join(f"{self.url(r['size'], ext)} {r['width']}w" for r in self.renditions)
+
+    @property
+    def largest(self) -> dict:
+        return self.renditions[-1]
+
+    def largest_url(self) -> str:
+        """The largest rendition, in the fallback format (any browser or client reads it)."""
+        return self.url(self.largest["size"], self.fallback)
 
 
 def face_keyword_q(name: str) -> Q:
@@ -1589,12 +1674,21 @@ def _window(text: str, words, length: int = SNIPPET_CHARS) -> str:
     return ("… " if start else "") + text[start:end] + (" …" if end < len(text) else "")
 
 
+def _ranked(sections, matches: Q, rank, defined: str | None):
+    """The `sections` that `matches` finds, best `rank` first, and section `defined` after them
+    unless it is among them (RuleSectionQuerySet.search)."""
+    if defined:
+        rank = Case(When(matches, then=rank), default=Value(0.0), output_field=FloatField())
+        matches |= Q(number=defined)
+    return sections.filter(matches).annotate(rank=rank).order_by("-rank", "sort_key")
+
+
 class RuleSectionQuerySet(models.QuerySet):
     def live(self):
         """Sections of the current rules (not obsolete: a re-import no longer had them)."""
         return self.filter(obsolete_since__isnull=True)
 
-    def search(self, text: str, language: str = "en"):
+    def search(self, text: str, language: str = "en", *, defined: str | None = None):
         """Sections matching `text`, best first, each annotated with `rank`.
 
         PostgreSQL: full-text search of the stored `search_vector` (title weighted A, body B,
@@ -1602,6 +1696,10 @@ class RuleSectionQuerySet(models.QuerySet):
         the plain text of the sanitised body. SQLite: every word in the title or body
         (icontains), ranked by words (and the whole phrase) found in the title first.
         `snippet(section, text)` turns either into safe HTML with only <mark> added.
+
+        `defined`: the number of the section defining the glossary term `text` names (by an
+        alias too: "героя" in rules written in English). The words may miss it: it is found
+        anyway, after the sections they find (rank 0), whose order it leaves as it is.
         """
         words = _search_words(text)
         if not words:
@@ -1634,23 +1732,21 @@ class RuleSectionQuerySet(models.QuerySet):
                 function="regexp_replace",
                 output_field=models.TextField(),
             )
-            return (
-                self.filter(Q(search_vector=query) | Q(number=number or ""))  # "" never matches
-                .annotate(
-                    rank=SearchRank(F("search_vector"), query) + first,
-                    headline=SearchHeadline(
-                        plain,
-                        query,
-                        config=config,
-                        start_sel=_MARK_START,
-                        stop_sel=_MARK_STOP,
-                        max_words=35,
-                        min_words=15,
-                        max_fragments=2,
-                        fragment_delimiter=" … ",
-                    ),
-                )
-                .order_by("-rank", "sort_key")
+            matches = Q(search_vector=query) | Q(number=number or "")  # "" never matches
+            return _ranked(
+                self, matches, SearchRank(F("search_vector"), query) + first, defined
+            ).annotate(
+                headline=SearchHeadline(
+                    plain,
+                    query,
+                    config=config,
+                    start_sel=_MARK_START,
+                    stop_sel=_MARK_STOP,
+                    max_words=35,
+                    min_words=15,
+                    max_fragments=2,
+                    fragment_delimiter=" … ",
+                ),
             )
         # SQLite: its LIKE folds ASCII letters only, so both sides are folded in Python
         # (`casefold`, registered on each connection by cards.apps): "Герои" finds "герои".
@@ -1673,7 +1769,7 @@ class RuleSectionQuerySet(models.QuerySet):
             )
         if number:
             condition |= Q(number=number)
-        return found.filter(condition).annotate(rank=rank + first).order_by("-rank", "sort_key")
+        return _ranked(found, condition, rank + first, defined)
 
     def subtree(self, number: str, chapters: bool = False):
         """Section `number` (normalised) and all its descendants, by sort key: one query."""

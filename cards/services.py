@@ -125,7 +125,9 @@ def _replace_printings(*, game: Game, owner: str, given: list[tuple]) -> None:
     """Make each (card or leader, printings) pair's printings (dicts of PRINTING_FIELDS, in
     order; None keeps them) its whole list: a number already stored (any case) keeps its row,
     wherever it was, so what points at it stays; the owner's other printings are deleted.
-    Callers have checked that no number is another record's. Three queries, however many."""
+    A dict's `art` (an Art of cards.art, or None) replaces the printing's art; without one a
+    printing keeps its art. Callers have checked that no number is another record's. Three
+    queries, however many."""
     given = [(obj, printings) for obj, printings in given if printings is not None]
     if not given:
         return
@@ -142,10 +144,12 @@ def _replace_printings(*, game: Game, owner: str, given: list[tuple]) -> None:
             row.position = position
             for name in PRINTING_FIELDS:
                 setattr(row, name, values.get(name, "" if name != "rarity" else None))
+            if "art" in values:
+                row.art = values["art"]
             rows.append(row)
     stale = [row.pk for lower, row in existing.items() if lower not in numbers]
     Printing.objects.filter(pk__in=stale).delete()
-    fields = ["card", "leader", "position", *PRINTING_FIELDS]
+    fields = ["card", "leader", "position", "art", *PRINTING_FIELDS]
     Printing.objects.bulk_create(
         rows, update_conflicts=True, unique_fields=["pk"], update_fields=fields
     )

@@ -41,6 +41,7 @@ urlpatterns = [
     path("games/<slug:game>/formats/<slug:slug>/", views.format_detail, name="format-detail"),
     path("games/<slug:game>/cards/", views.card_list, name="card-list"),
     path("games/<slug:game>/suggest/<slug:kind>/", views.suggest, name="suggest"),
+    path("suggest/<slug:kind>/", views.suggest, name="suggest-any"),  # names of every game
     path("games/<slug:game>/cards/<slug:slug>/", views.card_detail, name="card-detail"),
     path("games/<slug:game>/cards/<slug:slug>/face.svg", views.card_face, name="card-face"),
     path("games/<slug:game>/sets/", views.set_list, name="set-list"),

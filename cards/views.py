@@ -15,19 +15,23 @@ import string
 import unicodedata
 
 from django import forms
+from django.conf import settings
 from django.core.paginator import Paginator
 from django.db.models import (
     Case,
     Count,
+    Exists,
     IntegerField,
+    JSONField,
     OuterRef,
+    Prefetch,
     Q,
     Subquery,
     Value,
     When,
     prefetch_related_objects,
 )
-from django.db.models.functions import Coalesce, Substr
+from django.db.models.functions import Coalesce, JSONObject, Substr
 from django.http import Http404, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
@@ -53,6 +57,8 @@ from .models import (
     RuleSection,
     ancestor_numbers,
     as_tree,
+    games_version,
+    hold,
     section_href,
     section_hrefs,
     section_links,
@@ -82,8 +88,17 @@ def _count_of(model):
 
 
 def _get_game(request, slug: str, **annotations) -> Game:
-    """The page's game (404 if none), its vocabulary left in the database (rules pages)."""
-    return vocabulary.game_or_404(request, slug, vocabulary=False, **annotations)
+    """The page's game (404 if none), its vocabulary left in the database (rules pages), with
+    `search_example`: the first term of its glossary that a section defines, the example of
+    the rules' search box in the game's own words (None: no such term), in the same query."""
+    example = GlossaryTerm.objects.filter(game=OuterRef("pk"), section__isnull=False)
+    return vocabulary.game_or_404(
+        request,
+        slug,
+        vocabulary=False,
+        search_example=Subquery(example.order_by("pk").values("term")[:1]),
+        **annotations,
+    )
 
 
 def _paginate(request, cards):
@@ -126,28 +141,83 @@ def colours_css(request):
     return HttpResponse("".join(lines), content_type="text/css; charset=utf-8")
 
 
+# The game listed first on the home page (settings.FLAGSHIP_GAME names another).
+FLAGSHIP_GAME = "card-of-gods"
+
+
+def _pictures() -> dict:
+    """Annotations of a game's picture, read in the game's own row: the pk of its first leader
+    with a picture (art, or an image), and its first card as {"id", "slug", "name", "image",
+    "art"} ("art": whether a printing of it has art)."""
+    pictured = Q(art__isnull=False) | Q(printings__art__isnull=False) | Q(image__startswith="http")
+    leaders = Leader.objects.filter(pictured, game=OuterRef("pk")).order_by("name")
+    art = Exists(Printing.objects.filter(card=OuterRef("pk"), art__isnull=False))
+    card = JSONObject(id="id", slug="slug", name="name", image="image", art=art)
+    cards = Card.objects.filter(game=OuterRef("pk")).order_by("name").annotate(shown=card)
+    return {
+        "leader_shown": Subquery(leaders.values("pk")[:1]),
+        "card_shown": Subquery(cards.values("shown")[:1], output_field=JSONField()),
+    }
+
+
+def _with_pictures(games: list[Game]) -> list[Game]:
+    """The games (annotated with `_pictures()`), each with its picture: `picture_leader`, else
+    `picture_card`. Leaders with a picture and cards with art are read with their printings'
+    art (two queries for each, whatever the number of games; none when no game has one); a card
+    without art is made from the game's row alone (its image or its drawn face): no query."""
+    printings = Prefetch("printings", Printing.objects.select_related("art"))
+    leaders = Leader.objects.select_related("art").prefetch_related(printings)
+    leaders = leaders.in_bulk({g.leader_shown for g in games} - {None})
+    shown = {g.pk: g.card_shown for g in games if g.card_shown and g.leader_shown is None}
+    with_art = Card.objects.prefetch_related(printings)
+    with_art = with_art.in_bulk([card["id"] for card in shown.values() if card["art"]])
+    for game in games:
+        game.picture_leader = leaders.get(game.leader_shown)
+        game.picture_card = None
+        if game.pk in shown:
+            fields = {k: v for k, v in shown[game.pk].items() if k != "art"}
+            game.picture_card = with_art.get(fields["id"])
+            if game.picture_card is None:
+                game.picture_card = Card(game=game, **fields)
+                hold(game.picture_card, "printings", [])  # none with art: no query for them
+    return games
+
+
 @require_safe
 @anonymous_page
 def home(request):
-    games = list(
-        Game.objects.annotate(
-            card_count=_count_of(Card), leader_count=_count_of(Leader)
-        ).prefetch_related("formats")
+    """Every game, the flagship first (settings.FLAGSHIP_GAME), each with its picture: two
+    queries whatever the number of games, and those of the pictures with art (_with_pictures);
+    the navigation's games come from the cache under the games' version read here."""
+    flagship = getattr(settings, "FLAGSHIP_GAME", FLAGSHIP_GAME)
+    games = _with_pictures(
+        list(
+            Game.objects.annotate(
+                card_count=_count_of(Card),
+                leader_count=_count_of(Leader),
+                games_version=games_version(),
+                **_pictures(),
+            )
+            .order_by(Case(When(slug=flagship, then=Value(0)), default=Value(1)), "name")
+            .prefetch_related("formats")
+        )
     )
-    return render(request, "cards/home.html", {"games": games, "nav_games": games})
+    if games:  # the navigation lists them by name, from the cache under this version
+        vocabulary.remember_games_version(request, games[0].games_version)
+    return render(request, "cards/home.html", {"games": games, "flagship": flagship})
 
 
 @require_safe
 @anonymous_page
 def game_detail(request, game):
     game = vocabulary.game_or_404(
-        request, game, card_count=_count_of(Card), leader_count=_count_of(Leader)
+        request, game, card_count=_count_of(Card), leader_count=_count_of(Leader), **_pictures()
     )
     return render(
         request,
         "cards/game_detail.html",
         {
-            "game": game,
+            "game": _with_pictures([game])[0],
             "colours": game.colour_list,
             "rarities": game.rarity_list,
             "card_types": game.type_list,
@@ -277,10 +347,23 @@ def _bans(game: Game, engine: legality.Format, more: set[str] = frozenset()) -> 
     }
 
 
+# The card browser's views (`?view=`): tiles of picture and name, a table a card a row, the
+# full text a card a block. The first is the default and has no parameter; an unknown one is it.
+CARD_VIEWS = {"grid": "Grid", "list": "List", "text": "Text"}
+DEFAULT_CARD_VIEW = "grid"
+
+
+def _card_list_reads(name: str) -> bool:
+    return name == "view" or filters.reads(name)
+
+
 @require_safe
-@anonymous_page(reads=filters.reads)
+@anonymous_page(reads=_card_list_reads)
 def card_list(request, game):
     game = vocabulary.game_or_404(request, game)  # its vocabulary: CardFilter's choices
+    view = request.GET.get("view")
+    if view not in CARD_VIEWS:
+        view = DEFAULT_CARD_VIEW
     words = vocabulary.of(game)
     filterset = CardFilter(
         request.GET, queryset=Card.objects.filter(game=game).for_listing(words), game=game
@@ -302,6 +385,11 @@ def card_list(request, game):
             for name, messages in filterset.form.errors.items()
         ],
         "leader_filter": game.has_leaders,  # a text box: its suggestions come from `suggest`
+        "view": view,
+        "views": [
+            {"param": None if v == DEFAULT_CARD_VIEW else v, "label": label, "current": v == view}
+            for v, label in CARD_VIEWS.items()
+        ],
         **filterset.form_options(),
     }
     return render(request, "cards/card_list.html", context, status=200 if valid else 400)
@@ -313,11 +401,14 @@ SUGGEST_KINDS = {"cards": Card, "keywords": Keyword, "leaders": Leader}
 
 @require_safe
 @cache_control(public=True, max_age=300)
-def suggest(request, game, kind):
+def suggest(request, kind, game=None):
     """Names for a <datalist>, as <option value="Full Name"> elements (htmx swaps them in): at
     most SUGGESTIONS of the game's cards, keywords or leaders whose name starts with the text,
     then those holding it, any case; no text: the first ones by name. Cards and leaders are
     also found by the names of their other faces. 2 or 3 queries.
+
+    Without a game (`suggest-any`: a filter of decks of any game) the names are any game's, and
+    each option also says whose (`Eclipse — Berserk. Heroes, Card of Gods`); 2 queries.
 
     The text is `q`. An input that must keep its own name (a filter's `keyword`) may send its
     value under that name instead: without a non-empty `q`, the first other non-empty
@@ -325,7 +416,7 @@ def suggest(request, game, kind):
     model = SUGGEST_KINDS.get(kind)
     if model is None:
         raise Http404(f"No suggestions of {kind!r}: ask for {', '.join(SUGGEST_KINDS)}.")
-    game = _get_game(request, game)
+    of_game = {} if game is None else {"game": _get_game(request, game)}
     text = request.GET.get("q", "").strip()
     if not text:
         text = next((v.strip() for k, v in request.GET.items() if k != "q" and v.strip()), "")
@@ -334,21 +425,25 @@ def suggest(request, game, kind):
             f"The text is too long: at most {SEARCH_MAX_LENGTH} characters.",
             content_type="text/plain; charset=utf-8",
         )
-    found = _named(model.objects.filter(game=game), text)
+    also = () if of_game else ("game__name",)  # across games: whose each name is
+    found = _named(model.objects.filter(**of_game), text, *also)
     if model in (Card, Leader):  # the names of their other faces find them too
         owner = "card" if model is Card else "leader"
-        faces = Face.objects.filter(game=game, **{f"{owner}__isnull": False})
-        found = sorted({*found, *_named(faces, text)})[:SUGGESTIONS]
-    return render(
-        request,
-        "cards/suggestions.html",
-        {"names": [name for _, name in found]},
-    )
+        faces = Face.objects.filter(**of_game, **{f"{owner}__isnull": False})
+        found = sorted({*found, *_named(faces, text, *also)})[:SUGGESTIONS]
+    games_of: dict[str, list[str]] = {}  # one option a name, whatever the games bearing it
+    for _, name, *game_name in found:
+        games_of.setdefault(name, []).extend(game_name)
+    options = [
+        (name, f"{name} — {', '.join(sorted(set(games)))}" if games else "")
+        for name, games in games_of.items()
+    ]
+    return render(request, "cards/suggestions.html", {"options": options})
 
 
-def _named(rows, text: str) -> list[tuple[int, str]]:
-    """(0 if the name starts with `text` else 1, name) of the first SUGGESTIONS of `rows`
-    whose name holds `text`, any case."""
+def _named(rows, text: str, *also: str) -> list[tuple]:
+    """(0 if the name starts with `text` else 1, name, *the fields `also`) of the first
+    SUGGESTIONS of `rows` whose name holds `text`, any case."""
     if text:
         rows = rows.filter(name__icontains=text).annotate(
             later=Case(
@@ -359,7 +454,7 @@ def _named(rows, text: str) -> list[tuple[int, str]]:
         )
     else:
         rows = rows.annotate(later=Value(0, output_field=IntegerField()))
-    rows = rows.order_by("later", "name").values_list("later", "name").distinct()
+    rows = rows.order_by("later", "name", *also).values_list("later", "name", *also).distinct()
     return list(rows[:SUGGESTIONS])
 
 
@@ -793,12 +888,17 @@ def rule_search(request, game):
         if target is not None:
             return redirect(section_href(game.slug, target.number, target.anchor))
     if query:
-        found = sections.search(query, game.language)
+        # a glossary term or alias ("героя"): its defining section is found too (the game's
+        # cached vocabulary holds the glossary)
+        term = vocabulary.of(game).glossary().defining(query)
+        defined = term.section.number if term else None
+        found = sections.search(query, game.language, defined=defined)
         page = Paginator(found, RESULTS_PER_PAGE).get_page(request.GET.get("page"))
         page.elided_range = list(page.paginator.get_elided_page_range(page.number))
         results = _linked(page.object_list, game)
         for section in results:
             section.snippet = snippet(section, query)
+            section.defines = term if section.number == defined else None
     context = {
         "game": game,
         "form": form,

@@ -296,11 +296,13 @@ def _load(game_id: int) -> dict:
         "format_versions": versions,
         "keywords": list(Keyword.objects.filter(game_id=game_id)),
         "sets": list(CardSet.objects.filter(game_id=game_id)),
-        "leader_printings": list(Printing.objects.filter(game_id=game_id, leader__isnull=False)),
+        "leader_printings": list(
+            Printing.objects.filter(game_id=game_id, leader__isnull=False).select_related("art")
+        ),
         "leader_faces": list(Face.objects.filter(leader__game_id=game_id)),
         "card_faces": Face.objects.filter(card__game_id=game_id).exists(),
         "more_types": Card.more_types.through.objects.filter(card__game_id=game_id).exists(),
-        "leaders": list(Leader.objects.filter(game_id=game_id)),
+        "leaders": list(Leader.objects.filter(game_id=game_id).select_related("art")),
         "leader_colours": _pairs(Leader.colours, "leader", "colour", game_id),
         "leader_keywords": _pairs(Leader.keywords, "leader", "keyword", game_id),
         "loyalties": list(Loyalty.objects.filter(leader__game_id=game_id)),

@@ -728,7 +728,8 @@ class DeckViewSet(viewsets.GenericViewSet):
     )
     @action(detail=True, methods=["get"], renderer_classes=[PlainTextRenderer])
     def export(self, request, id):
-        """The deck as text: the leader's name, then one `N Card Name` a line (`N Card Name
+        """The deck as text: a comment line naming its game and format (`# Game — Format (game:
+        slug; format: slug)`), the leader's name, then one `N Card Name` a line (`N Card Name
         (NUMBER)` for an entry that names a printing); each further deck section starts with a
         header line naming it (`Side deck:`)."""
         text = services.deck_export_text(self._visible())
@@ -737,10 +738,15 @@ class DeckViewSet(viewsets.GenericViewSet):
     @extend_schema(request=ImportSerializer, responses={201: DeckSerializer})
     @action(detail=False, methods=["post"], url_path="import")
     def import_text(self, request):
+        """A new private deck from a deck text in `game`. The text's header (the export's first
+        line, `# Game — Format (game: slug; format: slug)`) must name that game, if it names one;
+        its format is the deck's when the body names none."""
         serializer = ImportSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         try:
             deck = services.deck_import(owner=request.user, **serializer.validated_data)
+        except services.TextTargetError as e:
+            raise serializers.ValidationError({e.field: [str(e)]}) from e
         except services.TextImportError as e:
             return Response({"text": e.errors}, status=status.HTTP_400_BAD_REQUEST)
         return self._respond(deck, status.HTTP_201_CREATED)

@@ -1,5 +1,7 @@
 """Forms of the deck pages: they check input shapes and resolve slugs; rules are the engine's."""
 
+from typing import NamedTuple
+
 from django import forms
 from django.core.validators import MaxLengthValidator
 from django.db.models import Q
@@ -10,6 +12,7 @@ from cards.filters import find_by_name
 from cards.models import SEARCH_MAX_LENGTH, Card, Format, Game, Leader
 from cards.text import article, one_line, several_lines
 
+from . import services
 from .models import Visibility
 from .services import MAX_COPIES
 
@@ -134,6 +137,8 @@ def _game_fields(form: forms.Form, game: Game) -> None:
         leader.objects = words.leaders
         leader.label = game.leader_label
         leader.error_messages["required"] = f"Choose {_a(game.leader_label)}."
+        listed = f"Choose one of the {game.leaders_name.lower()} listed."
+        leader.error_messages["invalid_choice"] = listed
         if isinstance(leader, LeaderNameField):
             leader.suggest_from(game)
     else:
@@ -226,16 +231,64 @@ def card_by_name(game: Game, text: str) -> Card:
     return find_by_name(cards, " ".join(text.split()), noun="card")[0]
 
 
+class PendingSwap(NamedTuple):
+    """Half a swap the builder waits to complete (views._change_count), named in the page's
+    address (`swap=<way>:<section>:<card>`), which every +/− form of the page posts to: way
+    `out`, a card picked to leave (the next + names the card to put in its place), or `in`, a
+    card waiting to enter (the next − names the card to take out)."""
+
+    way: str
+    section: str
+    card: Card
+
+    CANCEL = "cancel"
+
+    @property
+    def value(self) -> str:
+        return f"{self.way}:{self.section}:{self.card.slug}"
+
+    def completed_by(self, card: Card, section: str, step: int):
+        """What a change of `step` copies of `card` in `section` makes of this swap: the
+        ((card, section) out, (card, section) into) it completes; CANCEL when it names the
+        waiting card itself (+ on the card to leave, − on the one to enter); None when it is
+        another change."""
+        if (self.way, step) not in {("out", 1), ("in", -1)}:
+            return None
+        if (card.pk, section) == (self.card.pk, self.section):
+            return self.CANCEL
+        here, waiting = (card, section), (self.card, self.section)
+        return (waiting, here) if self.way == "out" else (here, waiting)
+
+
+def pending_swap(text: str, *, game: Game, fmt: Format, cards=()) -> PendingSwap | None:
+    """The swap `text` names (PendingSwap.value; None when empty), its card found among
+    `cards` (already read) or else read; ValidationError naming what is wrong."""
+    if not text:
+        return None
+    way, _, rest = text.partition(":")
+    section, _, slug = rest.partition(":")
+    if way not in {"out", "in"} or not section or not slug:
+        raise forms.ValidationError("A swap reads out:<section>:<card> or in:<section>:<card>.")
+    if section not in fmt.slugs:
+        raise forms.ValidationError(f"No section {section!r} in {fmt.name}.")
+    card = next((c for c in cards if c.slug == slug), None)
+    card = card or Card.objects.filter(game=game, slug=slug).first()
+    if card is None:
+        raise forms.ValidationError(f"No card {slug!r} in {game.name}.")
+    return PendingSwap(way, section, card)
+
+
 class CountForm(forms.Form):
     """The builder's +/−: a card of the deck's game (its slug, or `name` as a player types it
     in the quick-add box), a section of its format (default: the first) and either `op`
-    (add/remove) or `count`."""
+    (add/remove) or `count`; `swap`, the swap the page waits to complete (PendingSwap)."""
 
     card = forms.SlugField(max_length=120, required=False)
     name = forms.CharField(max_length=120, required=False, strip=True)
     section = forms.SlugField(max_length=40, required=False)
     op = forms.ChoiceField(choices=[("add", "Add one"), ("remove", "Remove one")], required=False)
     count = forms.IntegerField(min_value=0, max_value=MAX_COPIES, required=False)
+    swap = forms.CharField(max_length=200, required=False)
 
     def __init__(self, *args, deck, cards=(), **kwargs):
         """`cards`: cards of the deck's game already read (the deck's own), found without a
@@ -252,6 +305,10 @@ class CountForm(forms.Form):
         if card is None:
             raise forms.ValidationError(f"No card {slug!r} in {self.game.name}.")
         return card
+
+    def clean_swap(self):
+        text = self.cleaned_data["swap"]
+        return pending_swap(text, game=self.game, fmt=self.format, cards=self.cards.values())
 
     def clean_name(self):
         text = self.cleaned_data["name"]
@@ -284,17 +341,28 @@ class CountForm(forms.Form):
 
 
 class DeckImportForm(forms.Form):
-    """A deck from text (the export format): the game, a format (default: the game's) and a
-    name; the text's lines are read by services.parse_deck_text, which names each bad line."""
+    """A deck from text (the export format) and a name. The game and the format may be left to
+    the text: those its header names (the export's first line), else the game its lines name
+    most often and that game's default format (services.deck_text_target, whose complaints
+    become these fields' errors). The formats are one <select> of every game's, grouped by
+    game, each `game/format` (a bare format slug is read as the chosen game's). The lines are
+    read by services.parse_deck_text, which names each bad line."""
 
     game = forms.ModelChoiceField(
-        Game.objects.all(), to_field_name="slug", label="Game", empty_label=None
-    )
-    format = forms.SlugField(
-        label="Format",
-        max_length=40,
+        Game.objects.all(),
+        to_field_name="slug",
+        label="Game",
         required=False,
-        help_text="A format's slug, e.g. constructed; leave it empty for the game's default.",
+        empty_label="Detect from the text",
+        help_text="Left to detect: the game the text's first line names (“# Game — Format …”, "
+        "as exported), else the game whose cards its lines name.",
+    )
+    format = forms.CharField(  # checked against the choices in clean_format
+        label="Format",
+        required=False,
+        widget=forms.Select,
+        help_text="“From the text”: the format the text's first line names, else the game's "
+        "default one.",
     )
     name = forms.CharField(label="Deck name", max_length=120, required=False, validators=[one_line])
     text = forms.CharField(
@@ -303,21 +371,40 @@ class DeckImportForm(forms.Form):
         widget=forms.Textarea(attrs={"rows": 14, "spellcheck": "false"}),
         help_text="The leader's name on the first line (games with leaders), then one “N Card "
         "Name” a line (or a printing number, “4 CMF-058”, or both, “4 Card Name (CMF-058)”); "
-        "each further deck section after a line naming it, e.g. “Side deck:”.",
+        "each further deck section after a line naming it, e.g. “Side deck:”. Lines starting "
+        "with “#” or “//” are comments.",
     )
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        formats = Format.objects.select_related("game").order_by("game__name", "position", "slug")
+        self.formats = {f"{f.game.slug}/{f.slug}": f for f in formats}
+        groups: dict[str, list] = {}
+        for value, fmt in self.formats.items():
+            groups.setdefault(fmt.game.name, []).append((value, fmt.name))
+        self.fields["format"].widget.choices = [
+            ("", "From the text, else the game's default"),
+            *groups.items(),
+        ]
+
+    def clean_format(self) -> Format | None:
+        value = self.cleaned_data["format"]
+        game = self.cleaned_data.get("game")
+        if value and "/" not in value and game is not None:
+            value = f"{game.slug}/{value}"
+        if value and value not in self.formats:
+            raise forms.ValidationError("Choose one of the formats listed.")
+        return self.formats.get(value)
 
     def clean(self):
         data = super().clean()
-        game = data.get("game")
-        if game is not None:
-            slug = data.get("format")
-            data["format"] = (
-                Format.objects.filter(game=game, slug=slug).first()
-                if slug
-                else game.default_format()
-            )
-            if data["format"] is None:
-                self.add_error("format", f"No format {slug!r} in {game.name}.")
+        if data.get("text") and not self.has_error("game") and not self.has_error("format"):
+            try:
+                data["game"], data["format"] = services.deck_text_target(
+                    text=data["text"], game=data.get("game"), format=data.get("format")
+                )
+            except services.TextTargetError as e:
+                self.add_error(e.field, str(e))
         return data
 
 

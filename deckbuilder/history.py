@@ -1,4 +1,5 @@
-"""Deck history: what a version stores of a deck, and the diff between two versions.
+"""Deck history: what a version stores of a deck, how soon a change folds into the latest
+version (`merge_window`), and the diff between two versions.
 
 Pure functions over plain data, no queries: `Snapshot.of(version)` reads a DeckVersion whose
 format and leader were loaded with it (select_related).
@@ -6,11 +7,20 @@ format and leader were loaded with it (select_related).
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from datetime import timedelta
 
+from django.conf import settings
 from django.utils import timezone
 
 MINUS = "\u2212"  # − : a minus sign, not a hyphen
 ARROW = "\u2192"  # →
+
+
+def merge_window() -> timedelta:
+    """How soon after its latest version a change to a deck updates that version instead of
+    adding one (settings.HISTORY_MERGE_SECONDS; 0: every change is a version): a burst of +/−
+    clicks is one version, not one per click (docs/decisions/deck-history.md)."""
+    return timedelta(seconds=settings.HISTORY_MERGE_SECONDS)
 
 
 def contents_rows(

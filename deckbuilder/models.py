@@ -246,9 +246,12 @@ class DeckCard(models.Model):
 
 
 class DeckVersion(models.Model):
-    """A deck as one saved change left it: its history, for the history page, its diffs and
-    restoring. `number` is the deck's `version` after that save (the ETag's number), so numbers
-    can skip the changes that are not versions (staff moderation, a verdict refreshed).
+    """A deck as one saved change, or a burst of rapid ones, left it: its history, for the
+    history page, its diffs and restoring. `number` is the deck's `version` (the ETag's number)
+    after the save that made the version; changes within a minute of it update it in place
+    (its contents and `created`, the time of the latest: deckbuilder.services._record), so
+    numbers skip those, and the changes that are not versions (staff moderation, a verdict
+    refreshed, a description or visibility change).
 
     `contents` stands alone: card names are stored beside slugs, so a diff still reads well
     after a card is renamed or deleted. One entry a card and section, in the format's section

@@ -5,6 +5,8 @@ row (services), so a change is a new key: nothing is moved or cleared when a dec
 
 from django.db.models import Count, Exists, OuterRef, Window
 
+from cards.models import Art
+
 from .models import Deck, DeckCard, DeckVerdict, DeckVersion, Visibility
 
 RECENT = 5  # the public decks a card's page lists
@@ -18,6 +20,8 @@ KEYED = {
 }
 NOT_SHOWN = {
     DeckVersion: "history is shown on the history page only, which is never kept",
+    Art: "(cards) shown through the printing or leader that points at it, whose writes bump its "
+    "game; a row never changes once made and is kept (PROTECT) while one points at it",
 }
 
 

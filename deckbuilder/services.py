@@ -2,7 +2,8 @@
 
 Every change goes through `_save`, which asks the rules engine for the verdict and stores it,
 refuses `public` for an illegal deck (nothing written), bumps the version used as ETag, stores
-the contents and records the deck as it is now in its history (a DeckVersion).
+the contents and records the deck as it is now in its history (a DeckVersion; rapid changes
+update the latest one). A change that changes nothing writes nothing.
 Input shapes (slugs, counts 1..99, same game) are checked before: by the API's serializers
 and the pages' forms.
 """
@@ -23,10 +24,12 @@ from cards import catalogue, fowsim, legality, matching, vocabulary
 from cards.models import (
     Card,
     CardType,
+    Face,
     Format,
     FormatVersion,
     Game,
     Leader,
+    Printing,
     hold,
     printings_of_sets,
 )
@@ -159,14 +162,17 @@ def _save(
     dressed: bool = False,
     leader=_READ,
     changed: DeckCard | None = None,
+    merge: bool = True,
+    record: bool = True,
 ) -> legality.Report:
     """Store the deck (and replace its contents, when given) with the engine's verdict, and
-    record it in the deck's history as version `deck.version`. `dressed`: the contents' cards
-    carry what the engine reads already, and `leader` is the deck's with its relations (both
-    read in this transaction); else they are read from the database. `changed`: the one entry
-    in which the contents differ from the stored ones (its count 0: gone), written alone.
-    `printings`: those of the contents' entries (read with the contents when they are not
-    given; with them, entries not named have none)."""
+    record it in the deck's history (`_record`; `merge` False: as a version of its own, never
+    folded into the latest; `record` False: no version, for a change no version would show).
+    `dressed`: the contents' cards carry what the engine reads already, and `leader` is the
+    deck's with its relations (both read in this transaction); else they are read from the
+    database. `changed`: the one entry in which the contents differ from the stored ones (its
+    count 0: gone), written alone. `printings`: those of the contents' entries (read with the
+    contents when they are not given; with them, entries not named have none)."""
     replace = contents is not None
     if contents is None:
         contents, printings = _contents_of(deck)
@@ -189,6 +195,7 @@ def _save(
     if deck.visibility == Visibility.PUBLIC and not report.legal:
         raise DeckNotLegal(report)
     deck.card_count = report.card_count
+    saved_before = deck.updated if deck.pk and merge else None
     if deck.pk:
         deck.version += 1
     deck.save()
@@ -198,7 +205,8 @@ def _save(
         _store(deck, contents, printings)
     _store_verdicts(verdicts)
     hold(deck, "verdicts", verdicts)
-    _record(deck, contents, report, printings)
+    if record:
+        _record(deck, contents, report, printings, saved_before=saved_before)
     return report
 
 
@@ -303,28 +311,55 @@ def _store_verdicts(verdicts: list[DeckVerdict]) -> None:
     )
 
 
-def _record(deck: Deck, contents: Contents, report: legality.Report, printings: Printings) -> None:
-    """The deck as just saved, as a version of its history (one INSERT).
+def _record(
+    deck: Deck,
+    contents: Contents,
+    report: legality.Report,
+    printings: Printings,
+    *,
+    saved_before=None,
+) -> None:
+    """The deck as just saved, as a version of its history: one statement, two at most.
 
-    Every change through `_save` is a version, +/− clicks included (the history page
-    paginates). Changes that do not go through `_save` are not versions: staff unpublishing
-    and restoring (they change no card, and the admin's log records them) and
-    `refresh_legality` (the rules changed, not the deck); their version bumps leave gaps."""
+    Rapid edits are one version: a change within `history.merge_window()` of the deck's
+    previous save (`saved_before`; None: never merge), when that save made the latest version
+    and the format and leader stay, updates that version (its contents, name and time) instead
+    of adding one; never the first version, so the deck as created (imported, copied) stays
+    restorable. Only the deck's owner changes a deck, so a version is always its editor's;
+    any other save in between (a description or visibility change, staff moderation) moved
+    `updated` and ends the merging. Changes that do not go through `_save` are not versions:
+    staff unpublishing and restoring (they change no card, and the admin's log records them)
+    and `refresh_legality` (the rules changed, not the deck); their version bumps leave gaps,
+    as do merged changes (a version keeps the number of its first change)."""
     rows = history.contents_rows(
         ((card.slug, card.name, section, n) for (card, section), n in contents.items()),
         deck.format.slugs,
         printings={(card.slug, section): p for (card, section), p in printings.items()},
     )
+    state = {
+        "created": deck.updated,
+        "name": deck.name,
+        "contents": rows,
+        "card_count": report.card_count,
+        "legal": report.legal,
+    }
+    window = history.merge_window()
+    if saved_before is not None and window and deck.updated - saved_before <= window:
+        latest = DeckVersion.objects.filter(
+            deck=deck,
+            created=saved_before,
+            number__gt=1,
+            format_id=deck.format_id,
+            leader_id=deck.leader_id,
+        )
+        if latest.update(**state):
+            return
     DeckVersion.objects.create(
         deck=deck,
         number=deck.version,
-        created=deck.updated,
-        name=deck.name,
-        format=deck.format,
-        leader=deck.leader,
-        contents=rows,
-        card_count=report.card_count,
-        legal=report.legal,
+        format_id=deck.format_id,
+        leader_id=deck.leader_id,
+        **state,
     )
 
 
@@ -409,22 +444,46 @@ def deck_update(
     expected_version: int | None = None,
     contents: Contents | None = None,
     printings: Printings | None = None,
+    merge: bool = True,
     **fields,
 ) -> Deck:
     """Change any of format, leader, name, description, visibility, and (replace) the contents
     with their `printings` (entries not named there have none). A new format keeps every card,
-    and its printing: those in sections it lacks move to its first section."""
+    and its printing: those in sections it lacks move to its first section.
+
+    A change that changes nothing writes nothing: no version, and the deck's version (its
+    ETag) stays. One that changes only the description or visibility, which a version does not
+    hold, is saved without a version. `merge` False: a version of its own (_record)."""
     deck = _lock(deck, expected_version)
+    changed = set()
     for name, value in fields.items():
         if name not in {"format", "leader", "name", "description", "visibility"}:
             raise TypeError(f"deck_update() got an unexpected field {name!r}")
+        if getattr(deck, name) != value:
+            changed.add(name)
         setattr(deck, name, value)
-    if contents is None and "format" in fields:
+    same_cards = contents is None or _holds(deck, contents, printings)
+    if same_cards and not changed:
+        return deck
+    if contents is None and "format" in changed:
         contents, printings = _contents_of(deck)
         contents = fit_sections(contents, deck.format)
         printings = fit_printings(printings, deck.format)
-    _save(deck, contents, printings=printings)
+    versioned = not same_cards or bool(changed & {"format", "leader", "name"})
+    _save(deck, contents, printings=printings, merge=merge, record=versioned)
     return deck
+
+
+def _holds(deck: Deck, contents: Contents, printings: Printings | None) -> bool:
+    """Whether the deck's stored entries are these contents with these printings (one query)."""
+    stored = deck.entries.values_list("card_id", "section", "count", "printing")
+    printings = printings or {}
+    wanted = {
+        (card.pk, section, n, printings.get((card, section)) or "")
+        for (card, section), n in contents.items()
+        if n
+    }
+    return set(stored) == wanted
 
 
 def deck_set_count(
@@ -437,8 +496,7 @@ def deck_set_count(
 ) -> Deck:
     """Set how many copies of one card a section holds (0 removes it): the builder's +/−.
     `section` defaults to the format's first. `count` may be a function of the count the
-    locked deck holds (+1, −1); when it changes nothing, nothing is written (a count given as
-    a number is a new version even when it is the same).
+    locked deck holds (+1, −1); when the count stays as it is, nothing is written.
 
     `entries`: the deck's entries with their cards, which the caller read in its transaction
     after reading the deck with `select_for_update` (the builder: one statement for both
@@ -464,51 +522,125 @@ def _set_count(deck: Deck, card: Card, count, section: str | None, entries: list
     words = vocabulary.of(deck.game)
     deck.format.game = deck.game
     section = section or deck.format.slugs[0]
-    at = next(
-        (i for i, e in enumerate(entries) if e.card_id == card.pk and e.section == section), None
-    )
+    at = _at(entries, card, section)
     current = entries[at].count if at is not None else 0
     new = max(0, min(count(current) if callable(count) else count, MAX_COPIES))
-    if callable(count) and new == current:
+    if new == current:
         hold(deck, "entries", entries)
         return deck
-    if at is None:  # not in this section yet: its card as the other entries have it
-        dressed = next((e.card for e in entries if e.card_id == card.pk), None)
-        if dressed is None:
-            dressed = Card.objects.filter(pk=card.pk).for_listing(vocabulary.of(deck.game)).get()
-        entry = DeckCard(deck=deck, card=dressed, section=section, count=new)
-        entries.append(entry)
-    else:
-        entry = entries[at] = copy.copy(entries[at])
-        entry.count = new
+    entry = _put(deck, entries, at, card, section, new)
     contents = {(e.card, e.section): e.count for e in entries}
-    leader = words.leader(deck.leader_id) if deck.leader_id else None
-    if deck.leader_id and leader is None:
-        leader = leader_for_rules(deck.leader)
     _save(
         deck,
         contents,
         printings=printings_of(entries),
         dressed=True,
-        leader=leader,
+        leader=_rules_leader(deck, words),
         changed=entry,
     )
     hold(deck, "entries", [e for e in entries if e.count])
     return deck
 
 
+def _at(entries: list, card: Card, section: str) -> int | None:
+    """The index of the entry of `card` in `section` among `entries` (None: not there)."""
+    return next(
+        (i for i, e in enumerate(entries) if e.card_id == card.pk and e.section == section), None
+    )
+
+
+def _put(deck: Deck, entries: list, at: int | None, card: Card, section: str, count: int):
+    """Give `entries` (a list of the caller's own) `count` copies of `card` in `section`: the
+    entry at index `at` becomes a copy with that count (the entries read stay as they were);
+    none (`at` None): a new entry, its card as the other entries have it. Returns the entry."""
+    if at is None:  # not in this section yet: its card as the other entries have it
+        dressed = next((e.card for e in entries if e.card_id == card.pk), None)
+        if dressed is None:
+            dressed = Card.objects.filter(pk=card.pk).for_listing(vocabulary.of(deck.game)).get()
+        entry = DeckCard(deck=deck, card=dressed, section=section, count=count)
+        entries.append(entry)
+    else:
+        entry = entries[at] = copy.copy(entries[at])
+        entry.count = count
+    return entry
+
+
+def _rules_leader(deck: Deck, words) -> Leader | None:
+    """The deck's leader with what the engine reads: from the game's vocabulary `words`."""
+    leader = words.leader(deck.leader_id) if deck.leader_id else None
+    if deck.leader_id and leader is None:
+        leader = leader_for_rules(deck.leader)
+    return leader
+
+
+def deck_swap(
+    *,
+    deck: Deck,
+    out: Card,
+    into: Card,
+    out_section: str | None = None,
+    into_section: str | None = None,
+    expected_version: int | None = None,
+    entries: list[DeckCard] | None = None,
+) -> Deck:
+    """One copy of `out` leaves its section and one of `into` enters its own (both default to
+    the format's first), judged and written as one change: the builder's swap, for a public
+    deck, which must be legal after every change when a − alone (or a + to a full deck) would
+    not be. Illegal as a whole: DeckNotLegal, and neither is written. Swapping a card for
+    itself in its own section changes nothing. ValueError when `out` is not in its section.
+
+    `expected_version`: as deck_update's (VersionMismatch when the deck moved on). `entries`:
+    as deck_set_count's (the caller's read, after locking the deck in its transaction); the
+    deck comes back with its entries as they now are."""
+    if entries is not None and not transaction.get_connection().in_atomic_block:
+        raise RuntimeError("Entries handed over must come from the caller's locked read.")
+    with transaction.atomic(savepoint=entries is None):
+        if entries is None:
+            deck = _lock(deck, expected_version)
+            entries = deck.entries.with_cards(vocabulary.of(deck.game))
+        elif expected_version is not None and deck.version != expected_version:
+            raise VersionMismatch
+        entries = list(entries)
+        deck.format.game = deck.game
+        first = deck.format.slugs[0]
+        out_section, into_section = out_section or first, into_section or first
+        if (out.pk, out_section) == (into.pk, into_section):
+            hold(deck, "entries", entries)
+            return deck
+        gone = _at(entries, out, out_section)
+        if gone is None:
+            raise ValueError(f"{out.name} is not in the deck's {out_section}.")
+        _put(deck, entries, gone, out, out_section, entries[gone].count - 1)
+        came = _at(entries, into, into_section)
+        held = entries[came].count if came is not None else 0
+        _put(deck, entries, came, into, into_section, min(held + 1, MAX_COPIES))
+        # Two entries change: the contents are written whole (a delete and an insert).
+        _save(
+            deck,
+            {(e.card, e.section): e.count for e in entries},
+            printings=printings_of(entries),
+            dressed=True,
+            leader=_rules_leader(deck, vocabulary.of(deck.game)),
+        )
+        hold(deck, "entries", [e for e in entries if e.count])
+        return deck
+
+
 class Restored(NamedTuple):
     deck: Deck
     skipped: list[str]  # names of the version's cards the game no longer has, left out
+    number: int | None = None  # the version the restore made; None: the deck already was it
 
 
 @transaction.atomic
 def deck_restore_version(*, deck: Deck, number: int) -> Restored:
     """Bring back the format, leader and contents of the deck's version `number` as a new
-    version, through deck_update (a public deck must stay legal: DeckNotLegal, nothing
-    written). The name, description and visibility stay as they are. A card is found by its
-    slug, else by its name (renamed since); cards the game no longer has are left out and
-    named in `skipped`. DeckVersion.DoesNotExist when the deck has no such version."""
+    version of its own (never merged into the latest: the state before the restore stays one
+    to go back to), through deck_update (a public deck must stay legal: DeckNotLegal, nothing
+    written; the deck as it is already: nothing written). The name, description and
+    visibility stay as they are. A card is found by its slug, else by its name (renamed
+    since); cards the game no longer has are left out and named in `skipped`.
+    DeckVersion.DoesNotExist when the deck has no such version."""
     deck = _lock(deck, None)
     version = deck.versions.select_related("format", "leader").get(number=number)
     rows = version.contents
@@ -530,14 +662,16 @@ def deck_restore_version(*, deck: Deck, number: int) -> Restored:
         contents[key] = min(contents.get(key, 0) + row["count"], MAX_COPIES)
         if row.get("printing"):
             printings.setdefault(key, row["printing"])
+    before = deck.version
     deck = deck_update(
         deck=deck,
         format=version.format,
         leader=version.leader,
         contents=fit_sections(contents, version.format),
         printings=fit_printings(printings, version.format),
+        merge=False,
     )
-    return Restored(deck, skipped)
+    return Restored(deck, skipped, deck.version if deck.version != before else None)
 
 
 @transaction.atomic
@@ -686,11 +820,19 @@ def _fit(deck: Deck, fmt: Format) -> None:
 _LINE = re.compile(r"^\s*(?P<count>\d+)\s*[xX×]?\s+(?P<name>\S(?:.*\S)?)\s*$")
 
 
+# A line starting with one of these is a comment: the import skips it (line numbers still count
+# it). The export's first line is one that names the deck's game and format, for people and for
+# the import (read_header): `# Force of Will — Constructed (game: force-of-will; format:
+# constructed)`, so that a text imported back lands in its game and format.
+COMMENT = ("#", "//")
+
+
 def deck_export_text(deck: Deck, entries: Iterable[DeckCard] | None = None) -> str:
-    """The leader's name on the first line (none for a game without leaders), then one
-    `N Card Name` a line for the first section (`N Card Name (NUMBER)` for an entry that
-    names a printing); each further section that holds cards starts with a header line naming
-    it (`Side deck:`). parse_deck_text reads it back, printings included.
+    """A comment line naming the game and the format (slugs included), then the leader's name
+    (no line for a game without leaders), then one `N Card Name` a line for the first section
+    (`N Card Name (NUMBER)` for an entry that names a printing); each further section that
+    holds cards starts with a header line naming it (`Side deck:`). deck_import reads it back
+    into the same game and format, printings included.
 
     `entries`: the deck's entries with their cards, when the caller has loaded them already.
     """
@@ -699,7 +841,10 @@ def deck_export_text(deck: Deck, entries: Iterable[DeckCard] | None = None) -> s
     by_section: dict[str, list[DeckCard]] = {}
     for entry in entries:
         by_section.setdefault(entry.section, []).append(entry)
-    lines = [deck.leader.name if deck.leader else ""] if deck.game.has_leaders else []
+    game, fmt = deck.game, deck.format
+    lines = [f"# {game.name} — {fmt.name} (game: {game.slug}; format: {fmt.slug})"]
+    if game.has_leaders:
+        lines.append(deck.leader.name if deck.leader else "")
     for i, section in enumerate(deck.format.sections):
         rows = sorted(by_section.get(section["slug"], []), key=lambda e: e.card.name.casefold())
         if i and rows:
@@ -734,8 +879,140 @@ def _fdk_as_text(text: str) -> str:
         return text  # not a deck file: its lines are reported as bad lines
 
 
+def _content_lines(text: str) -> list[tuple[int, str]]:
+    """(line number, line stripped) of the lines that are neither blank nor comments."""
+    lines = [(n, line.strip()) for n, line in enumerate(text.splitlines(), 1)]
+    return [(n, line) for n, line in lines if line and not line.startswith(COMMENT)]
+
+
+class TextHeader(NamedTuple):
+    """The game and the format a deck text's header names, as written (a slug or a name);
+    `format` is "" when it names none."""
+
+    game: str
+    format: str
+
+
+def read_header(text: str) -> TextHeader | None:
+    """What a comment line above the text's first line names: its `game:` and `format:`
+    fields, separated by `;` or parentheses (the export's `# Card of Gods — Standard (game:
+    card-of-gods; format: standard)`, or `# game: card-of-gods`). None when no comment there
+    names a game."""
+    for line in text.splitlines():
+        line = line.strip()
+        if not line:
+            continue
+        if not line.startswith(COMMENT):
+            return None
+        fields: dict[str, str] = {}
+        for part in re.split(r"[;()]", line.lstrip("#/")):
+            key, colon, value = part.partition(":")
+            if colon and value.strip():
+                fields.setdefault(key.strip().casefold(), value.strip())
+        if "game" in fields:
+            return TextHeader(fields["game"], fields.get("format", ""))
+    return None
+
+
+class TextTargetError(Exception):
+    """The game or the format a deck text goes to is unclear, or is not the one its header
+    names: `field` ("game" or "format") says which; the message names the candidates."""
+
+    def __init__(self, field: str, message: str):
+        super().__init__(message)
+        self.field = field
+
+
+def _header_game(name: str) -> Game:
+    game = Game.objects.filter(Q(slug=name.casefold()) | Q(name__iexact=name)).first()
+    if game is None:
+        raise TextTargetError(
+            "game", f"The text's first line names the game {name!r}, which this site lacks."
+        )
+    return game
+
+
+def _header_format(game: Game, name: str) -> Format:
+    formats = game.format_list
+    found = next((f for f in formats if name.casefold() in (f.slug, f.name.casefold())), None)
+    if found is None:
+        known = ", ".join(f"{f.name} ({f.slug})" for f in formats)
+        raise TextTargetError(
+            "format",
+            f"The text's first line names the format {name!r}, which {game.name} lacks "
+            f"(its formats: {known}).",
+        )
+    return found
+
+
+def detect_game(text: str) -> Game:
+    """The game whose cards and leaders the text's lines name most often (by name, face name
+    or printing number, in any case): five queries, whatever the text or the number of games.
+    No line named, or several games named by as many lines: TextTargetError asking to choose
+    the game, with the number of lines each game recognises."""
+    candidates = []  # per card or leader line: the texts that may name what it holds
+    for _, line in _content_lines(text):
+        match = _LINE.match(line)
+        if not match and line.endswith(":"):
+            continue  # a section's header
+        name = match["name"] if match else line
+        candidates.append({name, *(matching.split_number(name) or ())})
+    texts = set().union(*candidates)
+    games_of: dict[str, set[int]] = {}  # a text casefolded: the games that have it
+    for model, field in ((Card, "name"), (Leader, "name"), (Face, "name"), (Printing, "number")):
+        asked = texts if field == "name" else {t for t in texts if len(t) <= matching.NUMBER_LENGTH}
+        rows = matching.any_case(model.objects.all(), field, asked).values_list("game_id", field)
+        for game_id, value in rows:
+            games_of.setdefault(value.casefold(), set()).add(game_id)
+    lines_of: dict[int, int] = {}  # game id: how many lines name one of its cards or leaders
+    for line in candidates:
+        for game_id in set().union(*(games_of.get(t.casefold(), ()) for t in line)):
+            lines_of[game_id] = lines_of.get(game_id, 0) + 1
+    if not lines_of:
+        raise TextTargetError(
+            "game", "Choose the game: no line of the text names a card or a leader of any game."
+        )
+    games = Game.objects.in_bulk(lines_of)
+    ranked = sorted(lines_of.items(), key=lambda item: (-item[1], games[item[0]].name))
+    if len(ranked) > 1 and ranked[0][1] == ranked[1][1]:
+        seen = ", ".join(f"{games[g].name}: {n} line{'s' if n > 1 else ''}" for g, n in ranked)
+        raise TextTargetError(
+            "game", f"Choose the game: the text names cards of several games as often ({seen})."
+        )
+    return games[ranked[0][0]]
+
+
+def deck_text_target(
+    *, text: str, game: Game | None = None, format: Format | None = None
+) -> tuple[Game, Format]:
+    """The game and the format a deck text goes to. The game: the one given (or the given
+    format's), which must be the one the text's header names, if it names one; else the
+    header's; else the one its lines name most often (detect_game). The format: the one given,
+    else the header's, else the game's default. What is unclear or contradicts the header:
+    TextTargetError."""
+    text = _fdk_as_text(text)
+    header = read_header(text)
+    named = _header_game(header.game) if header else None
+    game = game or (format.game if format else None) or named or detect_game(text)
+    if named is not None and named != game:
+        raise TextTargetError(
+            "game",
+            f"The text's first line is for {named.name} ({named.slug}), but the game chosen is "
+            f"{game.name} ({game.slug}): choose {named.name}, or delete that line.",
+        )
+    if format is not None and format.game_id != game.pk:
+        raise TextTargetError(
+            "format", f"{format.name} is a format of {format.game.name}, not of {game.name}."
+        )
+    if format is None and header and header.format:
+        format = _header_format(game, header.format)
+    return game, format or game.default_format()
+
+
 def parse_deck_text(*, game: Game, fmt: Format, text: str) -> ParsedDeck:
     """Read the export format back; every bad line is reported by number (TextImportError).
+    Blank lines and comments (`#`, `//`: the export's header) are skipped, and counted in the
+    numbers.
 
     A line names its card by name, by printing number (`4 BEL-001`) or as `4 Name (BEL-001)`
     (cards.matching: a card's own name wins), the leader line its leader the same ways; the
@@ -747,8 +1024,7 @@ def parse_deck_text(*, game: Game, fmt: Format, text: str) -> ParsedDeck:
     A Force of Will deck file of the community database (`.fdk`: JSON of printing numbers) is
     read as the deck text it stands for (cards.fowsim.deck_text)."""
     text = _fdk_as_text(text)
-    lines = [(n, line.strip()) for n, line in enumerate(text.splitlines(), 1)]
-    lines = [(n, line) for n, line in lines if line and not line.startswith("#")]
+    lines = _content_lines(text)
     if not lines:
         first = (
             f"the {game.leader_label.lower()}'s name on the first line, then "
@@ -840,9 +1116,11 @@ def parse_deck_text(*, game: Game, fmt: Format, text: str) -> ParsedDeck:
 
 @transaction.atomic
 def deck_import(
-    *, owner, game: Game, text: str, name: str = "", format: Format | None = None
+    *, owner, text: str, game: Game | None = None, name: str = "", format: Format | None = None
 ) -> Deck:
-    fmt = format or game.default_format()
+    """A new private deck of `owner` from a deck text, in the game and format given or those
+    the text names (deck_text_target: TextTargetError); bad lines: TextImportError."""
+    game, fmt = deck_text_target(text=text, game=game, format=format)
     leader, contents, printings = parse_deck_text(game=game, fmt=fmt, text=text)
     return deck_create(
         owner=owner,

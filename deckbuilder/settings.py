@@ -190,8 +190,45 @@ USE_TZ = True
 STATIC_URL = "static/"
 STATIC_ROOT = BASE_DIR / "staticfiles"
 STATICFILES_DIRS = [BASE_DIR / "static"]
+
+# A deck's changes this close to its latest version (by the same save path) update that version
+# instead of adding one: a burst of +/− clicks is one version of its history. 0: every change.
+HISTORY_MERGE_SECONDS = env_int("HISTORY_MERGE_SECONDS", 60)
+
+# Uploaded card and leader art (cards.art): files under MEDIA_ROOT, served by runserver with
+# DEBUG and by the proxy in production (README, "Card art"), or an S3-compatible bucket.
+MEDIA_URL = "/media/"
+MEDIA_ROOT = Path(env_str("MEDIA_ROOT") or BASE_DIR / "media")
+ART_MAX_BYTES = env_int("ART_MAX_BYTES", 10 * 1024 * 1024)  # an upload or a fetched file
+ART_MAX_PIXELS = env_int("ART_MAX_PIXELS", 40_000_000)  # width × height, read before decoding
+ART_FETCH_TIMEOUT = env_int("ART_FETCH_TIMEOUT", 20)  # seconds, for an import's art URL
+
+
+def media_storage() -> dict:
+    """Where art is stored: an S3-compatible bucket when AWS_STORAGE_BUCKET_NAME is set
+    (django-storages with boto3, the `s3` extra; credentials from AWS_ACCESS_KEY_ID and
+    AWS_SECRET_ACCESS_KEY), else the file system under MEDIA_ROOT. Art's file names are
+    content-addressed, so its files are public, unsigned and cacheable forever."""
+    bucket = env_str("AWS_STORAGE_BUCKET_NAME")
+    if not bucket:
+        return {"BACKEND": "django.core.files.storage.FileSystemStorage"}
+    options = {
+        "bucket_name": bucket,
+        "querystring_auth": False,
+        "object_parameters": {"CacheControl": "public, max-age=31536000, immutable"},
+    }
+    for option, name in (
+        ("endpoint_url", "AWS_S3_ENDPOINT_URL"),
+        ("region_name", "AWS_S3_REGION_NAME"),
+        ("custom_domain", "AWS_S3_CUSTOM_DOMAIN"),
+    ):
+        if env_str(name):
+            options[option] = env_str(name)
+    return {"BACKEND": "storages.backends.s3.S3Storage", "OPTIONS": options}
+
+
 STORAGES = {
-    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "default": media_storage(),
     "staticfiles": {
         "BACKEND": (
             "django.contrib.staticfiles.storage.StaticFilesStorage"

@@ -1,3 +1,5 @@
+from django.conf import settings
+from django.conf.urls.static import static
 from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
@@ -30,6 +32,7 @@ deck_urlpatterns = [
     path("<str:share_id>/copy/", views.deck_copy, name="deck-copy"),
     path("<str:share_id>/unpublish/", views.deck_unpublish, name="deck-unpublish"),
     path("<str:share_id>/export.txt", views.deck_export, name="deck-export"),
+    path("<str:share_id>/preview-<int:version>.png", views.deck_preview, name="deck-preview"),
     path("<str:share_id>/history/", views.deck_history, name="deck-history"),
     path(
         "<str:share_id>/history/<int:number>/restore/",
@@ -45,8 +48,19 @@ urlpatterns = [
     path("accounts/", include("deckbuilder.accounts")),
     path("decks/", include(deck_urlpatterns)),
     path("healthz", views.healthz, name="healthz"),
+    # Link previews of the reference's pages, drawn here: the reference never imports the decks.
+    path(
+        "games/<slug:game>/cards/<slug:slug>/preview.png", views.card_preview, name="card-preview"
+    ),
+    path(
+        "games/<slug:game>/leaders/<slug:slug>/preview.png",
+        views.leader_preview,
+        name="leader-preview",
+    ),
     path("", include("cards.urls")),
 ]
+# Uploaded art under DEBUG (make run); in production the proxy serves MEDIA_ROOT (README).
+urlpatterns += static(settings.MEDIA_URL, document_root=settings.MEDIA_ROOT)
 
 # JSON under /api/, the site's pages elsewhere; 503 when the database does not answer.
 handler400 = "deckbuilder.api_errors.bad_request"

@@ -14,13 +14,14 @@ import datetime
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import PermissionDenied
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.files.storage import default_storage
 from django.core.paginator import Paginator
 from django.db import connection, transaction
 from django.db.models import Exists, F, OuterRef
-from django.http import Http404, HttpResponse, JsonResponse
+from django.http import FileResponse, Http404, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.utils.cache import patch_vary_headers
+from django.utils.cache import get_conditional_response, patch_cache_control, patch_vary_headers
 from django.utils.text import slugify
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
@@ -32,17 +33,19 @@ from cards.pagecache import anonymous_page
 from cards.pagination import paginate as paginate_capped
 from cards.templatetags.badges import address
 
-from . import analysis, history, pages, services
+from . import analysis, grouping, history, pages, previews, services
 from .forms import (
     CountForm,
     DeckImportForm,
     DeckNewForm,
     DeckSettingsForm,
+    PendingSwap,
     PublicDeckFilterForm,
     SampleHandForm,
     UnpublishForm,
+    pending_swap,
 )
-from .models import Deck, DeckCard
+from .models import Deck, DeckCard, Visibility
 
 CARDS_PER_PAGE = 60
 DECKS_PER_PAGE = 20
@@ -257,6 +260,7 @@ def _card_rows(
         if problem.get("card"):
             deck_problems.setdefault(problem["card"], []).append(problem["message"])
     leader_info = leader.info() if leader else None
+    public = deck.visibility == Visibility.PUBLIC
     cards = list(cards)
     for card in cards:
         card.game = deck.game
@@ -281,6 +285,13 @@ def _card_rows(
             else []
         )
         card.deck_problems = [m for m in deck_problems.get(card.slug, []) if m not in card.unusable]
+        for slot in card.slots:  # a public deck must stay legal: these + are refused for sure
+            limit = services.MAX_COPIES if slot["limit"] is None else slot["limit"]
+            slot["refused"] = ""
+            if public and slot["allowed"] and card.unusable:
+                slot["refused"] = f"{leader.name} may not use it"
+            elif public and slot["allowed"] and slot["count"] >= limit:
+                slot["refused"] = f"max {limit} reached"
     return cards
 
 
@@ -389,11 +400,22 @@ def _render_builder(
     settings_form=None,
     error=None,
     count_errors=(),
+    swap_refused=False,
     status=200,
 ):
     game = deck.game  # with its vocabulary (_own_deck)
     leader = _leader(deck)
     entries = _entries(deck)
+    try:
+        pending = pending_swap(
+            request.GET.get("swap", ""),
+            game=game,
+            fmt=deck.format,
+            cards=[e.card for e in entries],
+        )
+    except ValidationError:  # a bad address asks for no swap: the page shows none
+        pending = None
+    pending = _still_possible(pending, entries)
     if not holds(deck, "verdicts"):  # judged here, from what the page holds: no query
         hold(deck, "verdicts", [services.verdict_now(deck=deck, entries=entries, leader=leader)])
     show_all = request.GET.get("all") == "1" or leader is None
@@ -443,26 +465,92 @@ def _render_builder(
         "count_errors": count_errors,
         "quick_add_name": request.POST.get("name", "") if count_errors else "",
         "action_url": request.get_full_path(),
+        **_swap_context(request, deck, pending, refused=swap_refused),
     }
     return render(request, "deckbuilder/deck_edit.html", context, status=status)
+
+
+def _still_possible(pending: PendingSwap | None, entries) -> PendingSwap | None:
+    """The pending swap, unless its card to take out is no longer in its section."""
+    if pending and pending.way == "out" and not _held(entries, pending.card, pending.section):
+        return None
+    return pending
+
+
+def _held(entries, card: Card, section: str) -> int:
+    """How many copies of `card` the entries hold in `section`."""
+    return next((e.count for e in entries if e.card_id == card.pk and e.section == section), 0)
+
+
+def _query(request, pending: PendingSwap | None):
+    """The page's query (its filters, page and hand) waiting for `pending`, or for no swap."""
+    query = request.GET.copy()
+    query.pop("swap", None)
+    if pending is not None:
+        query["swap"] = pending.value
+    return query
+
+
+def _address(request, query) -> str:
+    return f"{request.path}?{query.urlencode(safe=':')}" if query else request.path
+
+
+def _swap_context(request, deck: Deck, pending: PendingSwap | None, *, refused=False) -> dict:
+    """What the swap prompt shows (partials/swap_prompt.html): the swap waiting, the section's
+    name, where "Cancel swap" goes, and whether the swap just tried was refused."""
+    names = {s["slug"]: s["name"] for s in deck.format.sections}
+    return {
+        "pending_swap": pending,
+        "swap_section": names.get(pending.section) if pending else "",
+        "cancel_url": _address(request, _query(request, None)),
+        "swap_refused": refused,
+    }
 
 
 def _change_count(request, share_id: str):
     """+/−: set one card's count in one section with services.deck_set_count, then redirect
     back (PRG), or answer htmx with the partials. A change refused (public deck made illegal)
     changes nothing. The deck is read and locked in one statement and its entries read once,
-    in the change's transaction; the card named is found among them when it is in the deck."""
+    in the change's transaction; the card named is found among them when it is in the deck.
+
+    A public deck must stay legal, so a − it refuses (or a + refused for the deck's size, no
+    rule about the card itself) is not an end: it becomes half a swap (forms.PendingSwap),
+    which the page's address then holds and every +/− form posts back; the next + (or −)
+    completes it with services.deck_swap, both changes judged as one. Nothing is written
+    until then; "Cancel swap" is the address without it."""
     error = errors = None
+    swap = {}  # what this change did to a swap: "offered", "done" (out, into), "cancelled"
+    data = request.POST.copy()
+    if "swap" not in data:  # the page's address holds the swap it waits for
+        data["swap"] = request.GET.get("swap", "")
     try:
         with transaction.atomic():
             deck = _own_deck(request, share_id, lock=True)
             entries = _entries(deck)
-            form = CountForm(request.POST, deck=deck, cards=[e.card for e in entries])
+            form = CountForm(data, deck=deck, cards=[e.card for e in entries])
             if form.is_valid():
                 card, section = form.cleaned_data["card"], form.cleaned_data["section"]
-                deck = services.deck_set_count(
-                    deck=deck, card=card, count=form.new_count, section=section, entries=entries
-                )
+                pending = _still_possible(form.cleaned_data["swap"], entries)
+                held = _held(entries, card, section)
+                step = form.new_count(held) - held
+                pair = pending.completed_by(card, section, step) if pending else None
+                if pair == PendingSwap.CANCEL:
+                    swap, pending = {"cancelled": True}, None
+                elif pair:
+                    (out, out_section), (into, into_section) = swap["pair"] = pair
+                    deck = services.deck_swap(
+                        deck=deck,
+                        out=out,
+                        out_section=out_section,
+                        into=into,
+                        into_section=into_section,
+                        entries=entries,
+                    )
+                    swap["done"], pending = {"out": out, "into": into}, None
+                else:
+                    deck = services.deck_set_count(
+                        deck=deck, card=card, count=form.new_count, section=section, entries=entries
+                    )
             else:
                 errors = [m for messages_ in form.errors.values() for m in messages_]
     except services.DeckNotLegal as e:  # rolled back: the deck and entries as read
@@ -476,33 +564,70 @@ def _change_count(request, share_id: str):
             return _render_builder(request, deck, count_errors=errors, status=400)
         context = {"deck": deck, "count_errors": errors, "size": _one_size(deck)}
         return render(request, "deckbuilder/partials/count_error.html", context, status=400)
+    if error is not None and "pair" not in swap and _swap_helps(deck, card, step, error):
+        error, swap["offered"] = None, True
+        pending = PendingSwap("out" if step < 0 else "in", section, card)
+    pending = _still_possible(pending, _entries(deck))
+    query = _query(request, pending)
 
     if _is_htmx(request):
         vocabulary.of(deck.game)
         deck.format.game = deck.game
         entries = _entries(deck)
         leader = _leader(deck)
-        shown = next((e.card for e in entries if e.card_id == card.pk), None)
-        if shown is None:  # no longer in the deck
-            shown = Card.objects.filter(pk=card.pk).for_listing(vocabulary.of(deck.game)).get()
-        # the section changed keeps its count in the row (0 once emptied), to be swapped
-        [row] = _card_rows([shown], deck=deck, entries=entries, leader=leader, keep=section)
-        row.changed = section
-        row.shown = row.slug in request.POST.getlist("shown")
-        cards_by_slug = {e.card.slug: e.card for e in entries} | {row.slug: row}
+        changed = list(swap["pair"]) if "pair" in swap else [(card, section)]
+        rows = []
+        for one, where in changed:
+            shown = next((e.card for e in entries if e.card_id == one.pk), None)
+            if shown is None:  # no longer in the deck
+                shown = Card.objects.filter(pk=one.pk).for_listing(vocabulary.of(deck.game)).get()
+            # the section changed keeps its count in the row (0 once emptied), to be swapped
+            [row] = _card_rows([shown], deck=deck, entries=entries, leader=leader, keep=where)
+            row.changed = where
+            row.shown = row.slug in request.POST.getlist("shown")
+            rows.append(row)
+        row = next(r for r in rows if r.pk == card.pk)
+        cards_by_slug = {e.card.slug: e.card for e in entries} | {r.slug: r for r in rows}
+        not_legal = _not_legal(error, cards_by_slug, deck)
+        url = _address(request, query)
+        moved = url != request.get_full_path()
+        request.GET = query  # the answer's links (the sample hand's) keep the swap, as the page
         context = {
-            **_panel_context(deck, entries, _not_legal(error, cards_by_slug, deck), request),
+            **_panel_context(deck, entries, not_legal, request),
             "card": row,
+            "rows": rows,
             "changed_section": next(s for s in row.slots if s["section"] == section),
-            "action_url": request.get_full_path(),
+            "action_url": url,
+            "swap": swap,
+            **_swap_context(request, deck, pending, refused="pair" in swap and error is not None),
         }
         response = render(request, "deckbuilder/partials/count_response.html", context)
+        if moved:  # the grid's forms post to the page's address: it holds the swap
+            response["HX-Replace-Url"] = url
         patch_vary_headers(response, ["HX-Request"])
         return response
     if error is not None:
-        return _render_builder(request, deck, error=error, status=400)
-    anchor = "deck-panel" if request.POST.get("from") == "panel" else f"card-{card.slug}"
-    return redirect(f"{request.get_full_path()}#{anchor}")
+        return _render_builder(request, deck, error=error, swap_refused="pair" in swap, status=400)
+    if "done" in swap:
+        out, into = swap["done"]["out"], swap["done"]["into"]
+        messages.success(request, f"Swapped: {out.name} out, {into.name} in.")
+        anchor = f"card-{into.slug}"
+    elif "offered" in swap:  # where the card to complete it is picked
+        anchor = "builder-cards" if pending.way == "out" else "deck-panel"
+    elif request.POST.get("from") == "panel":
+        anchor = "deck-panel"
+    else:
+        anchor = f"card-{card.slug}"
+    return redirect(f"{_address(request, query)}#{anchor}")
+
+
+def _swap_helps(deck: Deck, card: Card, step: int, error: services.DeckNotLegal) -> bool:
+    """Whether a swap could make a refused change of one copy legal: a public deck's −, or its
+    + when the engine names no rule about the card itself (a copy limit, a leader's colours) —
+    the deck is full."""
+    if deck.visibility != Visibility.PUBLIC or abs(step) != 1:
+        return False
+    return step < 0 or not any(p.card == card.slug for p in error.report.problems)
 
 
 def _save_settings(request, deck: Deck):
@@ -590,8 +715,9 @@ def deck_new(request):
 @login_required
 @require_http_methods(["GET", "HEAD", "POST"])
 def deck_import(request):
-    """A new private deck from pasted text (services.deck_import, as the API's import); every
-    bad line is listed by number and nothing is created."""
+    """A new private deck from pasted text (services.deck_import, as the API's import); the
+    game and format may be left to the text (DeckImportForm). Every bad line is listed by
+    number and nothing is created."""
     errors, status = [], 200
     if request.method == "POST":
         form = DeckImportForm(request.POST)
@@ -620,8 +746,13 @@ def deck_import(request):
 # --- reading decks ---------------------------------------------------------------------------
 
 
+# The deck page's views of its cards (`?view=`): a list grouped by type (the default, no
+# parameter; an unknown one is it) or stacks of pictures, a column per type.
+DECK_VIEWS = {"list": "List", "visual": "Visual"}
+
+
 @require_safe
-@anonymous_page(reads={"hand", "draw", "version"}, shows=pages.deck_page_rows)
+@anonymous_page(reads={"hand", "draw", "version", "view"}, shows=pages.deck_page_rows)
 def deck_detail(request, share_id):
     """The deck's share page: anyone for unlisted and public decks, the owner for private ones.
     Three queries, whatever the deck's size and the versions of its game's formats: the deck
@@ -632,8 +763,20 @@ def deck_detail(request, share_id):
         return new_hand
     entries = _entries(deck)
     export_text = services.deck_export_text(deck, entries)
+    panel = _panel_context(deck, entries, request=request)
+    for section in panel["sections"]:
+        section["groups"] = grouping.by_type(section["entries"], deck.game)
+    view = request.GET.get("view")
+    if view not in DECK_VIEWS:
+        view = "list"
     context = {
-        **_panel_context(deck, entries, request=request),
+        **panel,
+        "deck_view": view,
+        "deck_views": [
+            {"value": v, "param": None if v == "list" else v, "label": label, "current": v == view}
+            for v, label in DECK_VIEWS.items()
+        ],
+        "type_level": 4 if panel["several_sections"] else 3,  # under the sections' headings
         **_legality(request, deck, entries),
         "is_owner": request.user.is_authenticated and deck.owner_id == request.user.pk,
         "export_text": export_text,
@@ -842,9 +985,12 @@ def deck_restore_version(request, share_id, number):
         if deck.game.has_leaders
         else "cards and format"
     )
-    messages.success(
-        request, f"Restored the {what} of version {number} as version {restored.deck.version}."
-    )
+    if restored.number is None:
+        messages.info(request, f"The deck already holds the {what} of version {number}.")
+    else:
+        messages.success(
+            request, f"Restored the {what} of version {number} as version {restored.number}."
+        )
     if restored.skipped:
         messages.warning(
             request,
@@ -866,4 +1012,80 @@ def deck_delete(request, share_id):
         request,
         "deckbuilder/deck_delete.html",
         {"deck": deck, "game": deck.game, "decks": _with_size([deck])},
+    )
+
+
+# --- link previews ---------------------------------------------------------------------------
+
+# How long caches keep a picture: a deck's address names its version (a change is a new
+# address), a card's or leader's does not. Its ETag (the digest of what it shows) revalidates it.
+DECK_PREVIEW_MAX_AGE = 7 * 24 * 60 * 60
+PREVIEW_MAX_AGE = 24 * 60 * 60
+
+
+def _picture(request, name: str, draw, *, public: bool = True, max_age: int = PREVIEW_MAX_AGE):
+    """The picture stored at `name` (drawn and stored first when missing: previews.fetch), or
+    304 when the reader has it (its ETag is the digest in its name)."""
+    response = HttpResponse(content_type="image/png")
+    response["ETag"] = '"' + name.rsplit("/", 1)[-1].removesuffix(".png") + '"'
+    answer = get_conditional_response(request, etag=response["ETag"], response=response)
+    if answer is response:
+        answer = FileResponse(previews.fetch(default_storage, name, draw), content_type="image/png")
+        answer["ETag"] = response["ETag"]
+    if public:
+        patch_cache_control(answer, public=True, max_age=max_age)
+    else:
+        patch_cache_control(answer, private=True, max_age=max_age)
+    answer["X-Content-Type-Options"] = "nosniff"
+    return answer
+
+
+@require_safe
+def deck_preview(request, share_id, version):
+    """The deck's picture for link previews (og:image; deckbuilder.previews). Whoever may see
+    the deck may see it, and no one else (404, as its page); another version's address
+    redirects to the current one's. Queries: the deck, its verdicts, its entries with their
+    cards (its game, format and leader come from the cache), whatever the deck's size."""
+    deck = _deck_or_404(request, share_id)
+    if version != deck.version:
+        return redirect("deck-preview", share_id=deck.share_id, version=deck.version)
+    picture = previews.deck_picture(deck, _entries(deck), _leader(deck), size=_one_size(deck))
+    return _picture(
+        request,
+        previews.deck_file(deck.share_id, deck.version, picture),
+        lambda: previews.draw_deck(picture, default_storage),
+        public=deck.visibility != Visibility.PRIVATE,
+        max_age=DECK_PREVIEW_MAX_AGE,
+    )
+
+
+@require_safe
+def card_preview(request, game, slug):
+    """A card's picture for link previews, for a card without art of its own: the game, the
+    card (and what for_listing prefetches in its game: its printings). Here rather than in
+    cards.views: the reference never imports the decks."""
+    game = vocabulary.game_or_404(request, game)
+    cards = Card.objects.filter(game=game).for_listing(vocabulary.of(game))
+    card = get_object_or_404(cards, slug=slug)
+    face = previews.face_of(card, game, text=True)
+    return _picture(
+        request,
+        previews.face_file("cards", card.pk, face),
+        lambda: previews.draw_card(face, game.name, default_storage),
+    )
+
+
+@require_safe
+def leader_preview(request, game, slug):
+    """A leader's picture for link previews: one query (the game; the leader is in its
+    vocabulary)."""
+    game = vocabulary.game_or_404(request, game)
+    leader = vocabulary.of(game).leader_by_slug.get(slug)
+    if leader is None:
+        raise Http404(f"No {game.leader_label or 'leader'} {slug!r} in {game.name}.")
+    face = previews.leader_face(leader, game.leader_label)
+    return _picture(
+        request,
+        previews.face_file("leaders", leader.pk, face),
+        lambda: previews.draw_card(face, game.name, default_storage),
     )

@@ -51,6 +51,19 @@ http {{
             proxy_set_header X-Forwarded-For $remote_addr;
             proxy_set_header X-Forwarded-Proto $scheme;
         }}
+        location /admin/ {{
+            client_max_body_size 12m;  # art uploads: up to ART_MAX_BYTES (10 MB) and the form
+            proxy_pass http://app;
+            proxy_set_header Host $http_host;
+            proxy_set_header X-Forwarded-For $remote_addr;
+            proxy_set_header X-Forwarded-Proto $scheme;
+        }}
+        # Uploaded art (cards.art): files named by their content, so cached for good.
+        location /media/ {{
+            alias {media}/;
+            add_header Cache-Control "public, max-age=31536000, immutable";
+            add_header X-Content-Type-Options nosniff;
+        }}
     }}
 }}
 """
@@ -181,7 +194,10 @@ def main() -> int:
         for app, app_port in zip(apps, app_ports, strict=True):
             wait_for(f"http://127.0.0.1:{app_port}/healthz", app)
         conf = tmp_path / "nginx.conf"
-        conf.write_text(NGINX.format(tmp=tmp, port=port, app1=app_ports[0], app2=app_ports[1]))
+        media = Path(env.get("MEDIA_ROOT") or ROOT / "media").resolve()
+        conf.write_text(
+            NGINX.format(tmp=tmp, port=port, app1=app_ports[0], app2=app_ports[1], media=media)
+        )
         nginx = start(
             stack,
             [binary("nginx"), "-c", str(conf), "-p", tmp, "-e", f"{tmp}/nginx-error.log"],

@@ -5,6 +5,7 @@ alice owns things, bob is another user, staff curates. Tests change the world fr
 runs in a transaction that is rolled back.
 """
 
+import itertools
 import json
 from pathlib import Path
 
@@ -251,6 +252,23 @@ def pytest_collection_modifyitems(items):
         return bool(marker and marker.kwargs.get("transaction"))
 
     items.sort(key=transactional)
+
+
+@pytest.fixture(scope="session")
+def _media_root(tmp_path_factory):
+    return tmp_path_factory.mktemp("media")
+
+
+_MEDIA_FOLDERS = itertools.count()
+
+
+@pytest.fixture(autouse=True)
+def media(settings, _media_root):
+    """Uploaded art goes to a folder of this test's own (made when first written), never into
+    the tree: MEDIA_ROOT, which the file-system storage reads. Its path."""
+    root = _media_root / str(next(_MEDIA_FOLDERS))
+    settings.MEDIA_ROOT = str(root)
+    return root
 
 
 @pytest.fixture

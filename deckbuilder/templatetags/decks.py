@@ -8,7 +8,7 @@ from django import template
 from django.utils.safestring import mark_safe
 from django.utils.text import Truncator
 
-from cards.templatetags.badges import card_facts, card_image, cost, esc, keyword_list
+from cards.templatetags.badges import card_image, cost, esc, fact_line, keyword_list
 from deckbuilder import pages
 
 register = template.Library()
@@ -61,20 +61,23 @@ def card_problems(card, oob=False):
     )
 
 
-def _form(csrf: str, slug: str, section: str, op: str, sign: str, label: str) -> str:
-    """A −/+ form (its values escaped by the caller)."""
+def _form(csrf: str, slug: str, section: str, op: str, sign: str, label: str, why="") -> str:
+    """A −/+ form (its values escaped by the caller). `why`: the id of the words saying why
+    the server will refuse it; the button then says it is unavailable (aria-disabled: it keeps
+    its place in the keyboard's order, and a press still gets the server's reasons)."""
+    refused = f' aria-disabled="true" aria-describedby="{why}"' if why else ""
     return (
         '<form method="post" hx-post="" hx-swap="none" hx-include="[name=shown]">\n'
         f'      {csrf}<input type="hidden" name="card" value="{slug}"><input type="hidden" '
         f'name="section" value="{section}"><input type="hidden" name="op" value="{op}">\n'
-        f'      <button type="submit" class="qty-button {op}" id="{op}-{section}-{slug}">'
+        f'      <button type="submit" class="qty-button {op}" id="{op}-{section}-{slug}"{refused}>'
         f'<span aria-hidden="true">{sign}</span><span class="visually-hidden">{label}</span>'
         "</button>\n    </form>"
     )
 
 
 @register.simple_tag(takes_context=True)
-def card_controls(context, card, several_sections):
+def card_controls(context, card, several_sections, oob=False):
     """A card's count in each deck section it may go in, with −/+ (plain POST forms). After a
     change htmx swaps only the counts and the card's problems (out of band), never the forms:
     a click queued on another button of the same card while a change is on its way still finds
@@ -83,11 +86,14 @@ def card_controls(context, card, several_sections):
     own (its filters and page included; htmx keeps it current). Buttons stay enabled while a
     change is on its way, so they keep the keyboard focus: the page's hx-sync queues a second
     press instead. Every change names the cards listed (`shown`), so the answer updates only
-    the counts that are on the page."""
+    the counts that are on the page. In a public deck a + the server will refuse (a slot's
+    `refused`) says so and why; the answer to a change there swaps the whole controls (`oob`),
+    so that this follows the counts."""
     csrf = _csrf_input(context)
     slug, name = esc(card.slug), esc(card.name)
+    oob = ' hx-swap-oob="true"' if oob else ""
     parts = [
-        f'<div class="card-controls" id="controls-{slug}">',
+        f'<div class="card-controls" id="controls-{slug}"{oob}>',
         f'  <input type="hidden" name="shown" value="{slug}">',
     ]
     for slot in card.slots:
@@ -98,16 +104,21 @@ def card_controls(context, card, several_sections):
         label = f"Remove one {name}" + (f" from the {where}" if several_sections else "")
         parts.append("    " + _form(csrf, slug, section, "remove", "−", label))
         parts.append("    " + slot_count(card, slot, several_sections))
+        why = f"why-{section}-{slug}" if slot.get("refused") else ""
         if slot["allowed"]:
             label = f"Add one {name}" + (f" to the {where}" if several_sections else "")
-            parts.append("    " + _form(csrf, slug, section, "add", "+", label))
+            parts.append("    " + _form(csrf, slug, section, "add", "+", label, why))
         if not slot["allowed"]:
             limit = "may not go here"
         elif slot["limit"] is not None:
             limit = f"max {slot['limit']}"
         else:
             limit = "no limit"
-        parts.append(f'    <p class="in-deck-label small">{limit}</p>')
+        if why:  # said in words, beside the button
+            limit = f"{esc(slot['refused'])}: a public deck must stay legal"
+            parts.append(f'    <p class="in-deck-label small refused" id="{why}">{limit}</p>')
+        else:
+            parts.append(f'    <p class="in-deck-label small">{limit}</p>')
         parts.append("  </div>")
     parts.append("  " + card_problems(card))
     parts.append("</div>")
@@ -141,7 +152,7 @@ def card_row(context, card):
         f'\n  {card_image(card, game, "small")}\n  <div class="build-card-main">\n'
         f'    <h3 class="card-name">{card_image(card, game, "name")}</h3>\n'
         f'    <p class="badges">\n      {cost(card.cost_items, game, compact=True)}\n'
-        f"      {card_facts(card, game)}\n    </p>\n    {keyword_list(card.keyword_list)}\n"
+        f"      {fact_line(card, game)}\n    </p>\n    {keyword_list(card.keyword_list)}\n"
         f"    {text if card.text else ''}\n    {reason}\n  </div>\n"
         f"  {card_controls(context, card, context.get('several_sections'))}\n</li>\n"
     )

@@ -46,14 +46,28 @@ document.addEventListener("click", (event) => {
   const tabs = [...tablist.querySelectorAll("[role=tab]")];
   const holder = document.getElementById(tablist.dataset.tabs);
   const narrow = window.matchMedia("(max-width: 63.99rem)");
-  const select = (tab, focus) => {
+  // On narrow screens the two panels share the window's scroll: each tab keeps its own, saved
+  // on leaving it and given back on coming back; a tab seen for the first time (or a link to
+  // something in it, `target`) starts at its top, just under the sticky bar.
+  const bar = tablist.closest(".builder-bar") || tablist;
+  const scrolls = {};
+  const topOf = (element) => element.getBoundingClientRect().top + window.scrollY - bar.offsetHeight;
+  const select = (tab, focus, target) => {
+    const was = holder.dataset.tab;
+    const moving = narrow.matches && was !== undefined && was !== tab.dataset.tab;
+    if (moving) scrolls[was] = window.scrollY;
     for (const t of tabs) {
       const on = t === tab;
       t.setAttribute("aria-selected", String(on));
       t.tabIndex = on ? 0 : -1;
     }
     holder.dataset.tab = tab.dataset.tab;
-    if (focus) tab.focus();
+    if (moving) {  // at once: the page's smooth scrolling is for links within one view
+      const panel = document.getElementById(tab.getAttribute("aria-controls"));
+      const top = target ? topOf(target) : scrolls[tab.dataset.tab] ?? Math.min(window.scrollY, topOf(panel));
+      window.scrollTo({ top, behavior: "instant" });
+    }
+    if (focus) tab.focus({ preventScroll: true });
   };
   const roles = () => {
     for (const t of tabs) {
@@ -92,7 +106,7 @@ document.addEventListener("click", (event) => {
   const follow = () => {
     const target = location.hash && document.getElementById(location.hash.slice(1));
     const tab = target && tabs.find((t) => document.getElementById(t.getAttribute("aria-controls")).contains(target));
-    if (tab) select(tab, false);
+    if (tab) select(tab, false, target);
   };
   window.addEventListener("hashchange", follow);
   document.addEventListener("click", (event) => {
@@ -125,6 +139,39 @@ document.addEventListener("click", (event) => {
   document.addEventListener("htmx:afterSettle", restore);
 })();
 
+// The builder's changes (+, −, quick add) while their answer is on its way, sent or queued
+// behind another: the button pressed shows it (aria-busy: site.css dims it, with a progress
+// cursor and a turning ring) and says it cannot be pressed now (aria-disabled, not disabled:
+// it keeps the keyboard focus), and a second press of it sends nothing. htmx fires
+// htmx:confirm once per press, and again with the same event when a queued press is sent.
+(() => {
+  const pending = new WeakMap(); // form → {event, button, ownDisabled}
+  document.addEventListener("htmx:confirm", (event) => {
+    const form = event.detail.elt;
+    if (!(form instanceof HTMLFormElement) || !form.matches("#builder-page form[hx-post]")) return;
+    const mark = pending.get(form);
+    if (mark) {
+      if (mark.event !== event.detail.triggeringEvent) event.preventDefault();
+      return;
+    }
+    const button = form.querySelector("button");
+    if (!button) return;
+    const ownDisabled = !button.hasAttribute("aria-disabled");
+    button.setAttribute("aria-busy", "true");
+    if (ownDisabled) button.setAttribute("aria-disabled", "true");
+    pending.set(form, { event: event.detail.triggeringEvent, button, ownDisabled });
+  });
+  const done = (event) => {
+    const mark = pending.get(event.detail.elt);
+    if (!mark) return;
+    pending.delete(event.detail.elt);
+    mark.button.removeAttribute("aria-busy");
+    if (mark.ownDisabled) mark.button.removeAttribute("aria-disabled");
+  };
+  document.addEventListener("htmx:afterRequest", done);
+  document.addEventListener("htmx:validation:halted", done);
+})();
+
 // Escape hides a card preview shown on hover or focus (WCAG 1.4.13: dismissible) until the
 // pointer or the focus moves on.
 document.addEventListener("keydown", (event) => {
@@ -143,3 +190,27 @@ for (const type of ["focusin", "pointerover"]) {
 document.addEventListener("change", (event) => {
   if (event.target.id === "id_q" && event.target.closest("form.filters")) event.stopPropagation();
 }, true);
+
+// --- Deck page: list or visual view of the cards (issue 25) ---------------------------------
+// Both views are in the page; a switch link (?view=visual, or none for the list) loads the
+// other without JavaScript. With it, the switch is instant: show that view, mark its link, and
+// put its address in the bar (a reload or a shared link shows the same view).
+(() => {
+  const switcher = document.querySelector("[data-deck-views]");
+  if (!switcher) return;
+  switcher.addEventListener("click", (event) => {
+    const link = event.target.closest("a[data-deck-view]");
+    if (!link || event.ctrlKey || event.metaKey || event.shiftKey || event.altKey) return;
+    event.preventDefault();
+    const wanted = link.dataset.deckView;
+    for (const panel of document.querySelectorAll("[data-deck-view-panel]")) {
+      panel.hidden = panel.dataset.deckViewPanel !== wanted;
+    }
+    for (const other of switcher.querySelectorAll("a[data-deck-view]")) {
+      if (other === link) other.setAttribute("aria-current", "true");
+      else other.removeAttribute("aria-current");
+    }
+    history.replaceState(history.state, "", link.href.split("#")[0]);
+  });
+})();
+// --- end of deck page views ------------------------------------------------------------------

@@ -96,7 +96,7 @@ def test_a_browser_holding_the_page_is_told_304_without_a_render(client, game, p
 
 
 def test_an_edited_card_is_shown_on_the_next_request(client, game):
-    url, _ = PAGES["card browser"]
+    url = PAGES["card browser"][0] + "&view=text"  # the view that shows each card's text
     assert "Restore 9 life" not in client.get(url).content.decode()
     healing = Card.objects.get(game__slug=GAME, slug="healing")
     healing.text = "Restore 9 life."

@@ -36,6 +36,7 @@ def sample_format(game: str, slug: str = "") -> legality.Format:
         versions(fmt)[0],
         type_names={t["slug"]: t["name"] for t in data["card_types"]},
         leader_label=data["leader_label"],
+        colour_label=data["colour_label"],
     )
 
 
@@ -211,7 +212,7 @@ def test_example_berserk_swamps_card_is_colour_mismatch():
     assert triples(report) == [("colour_mismatch", swamp.slug, "main")]
     assert report.problems[0].ref == "3.5"
     assert report.problems[0].message == (
-        "Bog Lurker is swamps and shares no colour with Ilvane Thornwarden (forests)"
+        "Bog Lurker is swamps and shares no element with Ilvane Thornwarden (forests)"
     )
 
 
@@ -899,11 +900,11 @@ def test_allowed_sections(fmt, the_card, sections):
         (BERSERK, BERSERK.rules[2], ["At most 3 copies", "keyword Horde may have 5"]),
         (COG, COG.rules[2], ["by rarity", "common 3 copies", "uncommon 2 copies", "rare 1 copy"]),
         (CASUAL, CASUAL.rules[4], ["Main deck", "Resonator, Chant, Addition, Regalia"]),
-        (COG, {"rule": "colour_identity"}, ["Expedition Leader's colours", "colourless"]),
+        (COG, {"rule": "colour_identity"}, ["Expedition Leader's colours", "with no colour"]),
         (
             BERSERK,
             {"rule": "colour_identity", "mode": "shares"},
-            ["shares a colour with the Hero", "neutral"],
+            ["shares an element with the Hero", "neutral"],
         ),
         (COG, {"rule": "faction_gate"}, ["faction", "an Expedition Leader"]),
         (IRDYA, {"rule": "loyalty_gate"}, ["Hero's loyalty", "counts as 0"]),

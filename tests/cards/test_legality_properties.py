@@ -283,7 +283,7 @@ def assert_filter_agrees_with_engine(game, fmt, pks):
     """For every leader of `game`: the cards among `pks` that `usable_by(leader, fmt)` lists
     are exactly those the engine's `card_problems` finds nothing against. Returns how many
     (leader, card) pairs each side refused, so callers can see the rule bite."""
-    engine = fmt
+    engine = fmt if isinstance(fmt, legality.Format) else fmt.engine()  # a stored one's
     pool = list(Card.objects.filter(pk__in=pks).for_listing())
     leaders = Leader.objects.filter(game=game).prefetch_related(
         "colours", "keywords", "loyalties__faction"

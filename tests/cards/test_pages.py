@@ -100,9 +100,10 @@ def test_home_shows_each_game_with_card_and_leader_counts(client, game):
     assert "deckbuilder and rules reference" in text
 
 
-def test_og_image_only_when_the_card_has_an_image(client, game):
+def test_og_image_is_the_cards_image_else_its_drawn_picture(client, game):
     url = reverse("card-detail", kwargs={"game": GAME, "slug": "healing"})
-    assert meta(client.get(url), "property", "og:image") is None
+    drawn = reverse("card-preview", kwargs={"game": GAME, "slug": "healing"})
+    assert meta(client.get(url), "property", "og:image") == f"http://testserver{drawn}"
     healing = Card.objects.get(game=game, slug="healing")
     healing.image = "https://img.example.com/healing.png"
     healing.save()
@@ -441,14 +442,22 @@ def test_colour_labels_have_symbol_and_name_not_only_colour(client, game):
     text = text_of(response)
     for label in ("☀ Yellow", "✹ Red", "❦ Green", "☠ Black", "◇ Colourless"):
         assert label in text
-    # every colour badge, in the grid and in the filter form, holds a symbol and a name
+    # every colour badge (the filter form's) and every colour of a card (the list view's), holds
+    # a symbol and a name
     badges = re.findall(
         r'<span class="badge colour[^"]*"[^>]*>'
         r'<span aria-hidden="true">([^<]+)</span> ([^<]+)</span>',
         html,
     )
-    assert len(badges) == html.count('class="badge colour') > 9
-    for symbol, name in badges:
+    assert len(badges) == html.count('class="badge colour') == 5
+    listed = browse(client, "view=list").content.decode()
+    marks = re.findall(
+        r'<span class="colour-mark[^"]*"[^>]*>'
+        r'<span aria-hidden="true">([^<]+)</span> ([^<]+)</span>',
+        listed,
+    )
+    assert len(marks) == listed.count('class="colour-mark') > 9
+    for symbol, name in badges + marks:
         assert symbol.strip() and re.fullmatch(r"[A-Z][a-z]+", name), (symbol, name)
     quiet_prayer = reverse("card-detail", kwargs={"game": GAME, "slug": "quiet-prayer"})
     quiet = text_of(client.get(quiet_prayer))
@@ -518,8 +527,8 @@ def test_card_list_takes_the_same_few_queries_for_2_cards_as_for_30(client, game
 @pytest.mark.usefixtures("uncached")  # the page's own queries
 def test_card_list_cards_show_their_colours_keywords_and_rarity_from_the_cache(client, game):
     make_cards(game, "Bulk", 3)
-    client.get(f"/games/{GAME}/cards/?q=bulk")
-    _, response = count_queries(client, f"/games/{GAME}/cards/?q=bulk")
+    client.get(f"/games/{GAME}/cards/?q=bulk&view=text")  # the view that shows keywords
+    _, response = count_queries(client, f"/games/{GAME}/cards/?q=bulk&view=text")
     for card in response.context["cards"]:
         stored = Card.objects.for_listing().get(pk=card.pk)
         assert card.info() == stored.info()

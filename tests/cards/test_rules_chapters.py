@@ -65,8 +65,9 @@ def href(game, number) -> str:
 
 
 def blocks(response) -> list[str]:
-    """The <details> blocks of the contents, as HTML."""
-    return re.findall(r"<details\b.*?</details>", html_of(response), re.S)
+    """The <details> blocks of the contents (in <main>: the header has menus), as HTML."""
+    main = html_of(response).split("<main", 1)[1]
+    return re.findall(r"<details\b.*?</details>", main, re.S)
 
 
 def summary(block: str) -> str:

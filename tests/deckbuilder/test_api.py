@@ -306,7 +306,7 @@ def test_permission_matrix(alice, bob, staff, action, caller, visibility):
     if action == READ and expected == 200:
         assert response.json()["id"] == deck.share_id
     if action == EXPORT and expected == 200:
-        assert response.content.decode().splitlines()[0] == "Gottfried"
+        assert response.content.decode().splitlines()[1] == "Gottfried"  # after the header
 
 
 def test_anonymous_refusals_say_how_to_authenticate(alice, api):
@@ -621,16 +621,19 @@ def test_put_replaces_and_needs_a_name(alice):
 # --- text export / import ----------------------------------------------------------------------
 
 
-def test_export_is_plain_text_leader_first_then_counts(alice, api):
+def test_export_is_plain_text_header_leader_then_counts(alice, api):
     deck = make_deck(alice, visibility=Visibility.UNLISTED)
     response = api.get(f"{DECKS}{deck.share_id}/export/", {"format": "text"})
     assert response.status_code == 200
     assert response["Content-Type"].startswith("text/plain")
     lines = response.content.decode().splitlines()
-    assert lines[0] == "Gottfried"
+    assert lines[:2] == [
+        "# Card of Gods — Standard (game: card-of-gods; format: standard)",
+        "Gottfried",
+    ]
     names = {c.name: c.slug for c in Card.objects.filter(slug__in=GOTTFRIED_TEN)}
     parsed = {}
-    for line in lines[1:]:
+    for line in lines[2:]:
         count, name = re.fullmatch(r"(\d+) (.+)", line).groups()
         parsed[names[name]] = int(count)
     assert parsed == GOTTFRIED_TEN

@@ -194,6 +194,7 @@ def test_export_writes_the_printing_and_import_reads_it_back(fow, alice, bob):
     }
     text = services.deck_export_text(deck)
     assert text.splitlines() == [
+        "# Force of Will — Casual (game: force-of-will; format: casual)",
         RULER,
         "4 Cinder Hound (BEL-005)",
         "4 Lantern Acolyte (PR-001)",
@@ -385,7 +386,8 @@ def test_validate_ignores_the_printing(api):
     assert response.status_code == 200, response.content
 
 
-def test_history_records_the_printing_and_its_diff_names_a_change_of_printing(alice):
+def test_history_records_the_printing_and_its_diff_names_a_change_of_printing(alice, settings):
+    settings.HISTORY_MERGE_SECONDS = 0  # each change a version, however soon after the last
     client = api_client(alice)
     row = {"card": "lantern-acolyte", "count": 4, "printing": "PR-001"}
     deck = client.post(DECKS, fow_body([row]), format="json").json()

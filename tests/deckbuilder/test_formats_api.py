@@ -871,9 +871,12 @@ def export(client, deck_id: str) -> str:
 
 def test_export_of_a_force_of_will_deck_has_the_ruler_main_then_section_headers(alice, api):
     deck = create(alice, fow_deck_body(visibility="unlisted"))
-    lines = export(api, deck["id"]).splitlines()
+    header, *lines = export(api, deck["id"]).splitlines()
     names = card_names("force-of-will")
 
+    assert header == (
+        "# Force of Will — Constructed (CR 12.7) (game: force-of-will; format: constructed)"
+    )
     assert lines[0] == FOW_RULER_NAME
     assert lines.count("Magic stone deck:") == 1 and lines.count("Side deck:") == 1
     stones_at, side_at = lines.index("Magic stone deck:"), lines.index("Side deck:")
@@ -907,9 +910,14 @@ def test_export_then_import_round_trips_every_section(alice, bob):
     assert export(api_client(bob), imported["id"]) == text
 
 
-def test_import_without_a_format_uses_the_games_default(alice):
-    deck = create(alice, fow_deck_body())
-    response = import_text(alice, export(api_client(alice), deck["id"]))
+def test_import_without_a_format_uses_the_headers_else_the_games_default(alice):
+    deck = create(alice, fow_deck_body())  # Constructed
+    text = export(api_client(alice), deck["id"])
+    response = import_text(alice, text)
+    assert response.status_code == 201, response.content
+    assert response.json()["format"] == "constructed"  # the header's
+    without_header = text.split("\n", 1)[1]
+    response = import_text(alice, without_header)
     assert response.status_code == 201, response.content
     assert response.json()["format"] == "casual"
     assert contents(response.json()) == as_contents(FOW_LEGAL)
@@ -983,7 +991,8 @@ def test_an_of_gods_and_men_export_has_no_leader_line_and_imports_back(alice, bo
         },
     )
     text = export(api_client(bob), deck["id"])
-    lines = text.splitlines()
+    header, *lines = text.splitlines()
+    assert header == "# Of Gods and Men — Standard (game: of-gods-and-men; format: standard)"
     assert set(lines) == text_lines(OGAM_LEGAL, card_names("of-gods-and-men"))
     assert len(lines) == len(OGAM_LEGAL)
 

@@ -467,12 +467,13 @@ def test_export_text_equals_the_apis_and_is_a_text_download(client, alice, game)
     assert api.status_code == 200
     assert response.content == api.content
     assert response.content.decode() == (
+        "# Card of Gods — Standard (game: card-of-gods; format: standard)\n"
         "Kellantra\n2 Healing\n3 Plant A Seed\n3 Quiet Prayer\n2 Wild Growth\n"
     )
     assert response["Content-Type"] == "text/plain; charset=utf-8"
     assert response["Content-Disposition"] == 'attachment; filename="seeds.txt"'
     page = client.get(reverse("deck-detail", args=[deck.share_id])).content.decode()
-    assert f'readonly rows="6" spellcheck="false">{api.content.decode()}</textarea>' in page
+    assert f'readonly rows="7" spellcheck="false">{api.content.decode()}</textarea>' in page
 
 
 def test_copy_creates_a_private_deck_owned_by_the_copier_and_opens_its_builder(

@@ -143,10 +143,10 @@ def test_build_a_legal_deck_share_it_and_import_its_text(
     page.goto(f"{url}{deck.get_absolute_url()}")
     text = page.locator("#deck-text").input_value()
     if leader is not None:
-        assert text.splitlines()[0] == leader.name
+        assert text.splitlines()[1] == leader.name  # after the header naming game and format
     page.goto(f"{url}/decks/import/")
     page.select_option("#id_game", slug)
-    page.fill("#id_format", fmt)
+    page.select_option("#id_format", f"{slug}/{fmt}")
     page.fill("#id_name", "Imported")
     page.fill("#id_text", text)
     page.get_by_role("button", name="Import deck").click()
