@@ -166,6 +166,14 @@ def deck_file(share_id: str, version: int, picture: DeckPicture) -> str:
     return f"previews/decks/{share_id}/{version}-{digest(picture)}.png"
 
 
+def forget_deck(storage, share_id: str) -> None:
+    """Delete every picture of a deck (it is gone)."""
+    folder = f"previews/decks/{share_id}"
+    if storage.exists(folder):
+        for name in storage.listdir(folder)[1]:
+            storage.delete(f"{folder}/{name}")
+
+
 def face_file(kind: str, pk: int, picture: Face) -> str:
     """The file of a card's (`kind` "cards") or leader's ("leaders") picture."""
     return f"previews/{kind}/{pk}/{digest(picture)}.png"

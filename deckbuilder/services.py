@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import NamedTuple
 
 from django.contrib.admin.models import CHANGE, LogEntry
+from django.core.files.storage import default_storage
 from django.db import transaction
 from django.db.models import F, Prefetch, Q
 from django.http import Http404
@@ -34,7 +35,7 @@ from cards.models import (
     printings_of_sets,
 )
 
-from . import history
+from . import history, previews
 from .models import Deck, DeckCard, DeckVerdict, DeckVersion, Visibility
 
 MAX_COPIES = 99
@@ -676,7 +677,11 @@ def deck_restore_version(*, deck: Deck, number: int) -> Restored:
 
 @transaction.atomic
 def deck_delete(*, deck: Deck, expected_version: int | None = None) -> None:
-    _lock(deck, expected_version).delete()
+    locked = _lock(deck, expected_version)
+    share_id = locked.share_id
+    locked.delete()
+    # Its link-preview pictures go with it, once the deletion is sure.
+    transaction.on_commit(lambda: previews.forget_deck(default_storage, share_id))
 
 
 @transaction.atomic

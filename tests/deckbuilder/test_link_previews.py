@@ -149,6 +149,16 @@ def test_a_new_version_is_a_new_address_and_the_old_file_goes(client, alice, gam
     assert new_file != old_file
 
 
+def test_a_deleted_decks_pictures_go_with_it(
+    client, alice, game, media, django_capture_on_commit_callbacks
+):
+    deck = factories.deck(alice, game)
+    png_of(client.get(preview_of(client, deck)))
+    with django_capture_on_commit_callbacks(execute=True):
+        services.deck_delete(deck=deck)
+    assert stored(media, f"decks/{deck.share_id}") == []
+
+
 def test_a_change_that_keeps_the_version_draws_anew(client, alice, game, draws, media):
     """A card renamed in the reference changes what the picture shows, not the deck's version:
     the file is named by what it shows, so the picture follows."""
