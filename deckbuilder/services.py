@@ -196,7 +196,8 @@ def _save(
     if deck.visibility == Visibility.PUBLIC and not report.legal:
         raise DeckNotLegal(report)
     deck.card_count = report.card_count
-    saved_before = deck.updated if deck.pk and merge else None
+    # The first change after creation never merges (_record): no statement spent trying.
+    saved_before = deck.updated if deck.pk and merge and deck.version > 1 else None
     if deck.pk:
         deck.version += 1
     deck.save()
