@@ -59,4 +59,6 @@ def test_plus_made_at_the_same_moment_on_one_deck_all_count():
         slugs, 1
     )
     assert (deck.version, deck.card_count) == (1 + len(slugs), len(slugs))
-    assert sorted(deck.versions.values_list("number", flat=True)) == list(range(1, len(slugs) + 2))
+    # as created, then the burst of changes as one version (each merged into it in turn)
+    assert sorted(deck.versions.values_list("number", flat=True)) == [1, 2]
+    assert {row["card"] for row in deck.versions.get(number=2).contents} == set(slugs)

@@ -64,6 +64,7 @@ def pages_of(deck) -> list[tuple[str, str]]:
         ("home", "/"),
         ("game", f"/games/{GAME}/"),
         ("cards", f"/games/{GAME}/cards/"),
+        ("cards-fow", "/games/force-of-will/cards/"),  # a bigger pool: the grid's density
         ("card", f"/games/{GAME}/cards/healing/"),
         ("deck", deck.get_absolute_url()),
         ("builder", f"/decks/{deck.share_id}/edit/"),
