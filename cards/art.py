@@ -12,6 +12,9 @@ files it wrote are deleted: nothing half-written stays. Imports read art from a 
 or a path beside the file (cards.importers).
 
 `shown(card or leader)` is the picture a page shows of it.
+
+Pillow is imported where a picture is read or written, not with the module (the admin imports
+it in every process): it costs a worker ~6 MB that pages never use.
 """
 
 import hashlib
@@ -19,7 +22,7 @@ import io
 import urllib.error
 import urllib.request
 import warnings
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 from urllib.parse import urlsplit
 
 from django.conf import settings
@@ -27,9 +30,11 @@ from django.core.exceptions import ValidationError
 from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
 from django.db import IntegrityError, transaction
-from PIL import Image, ImageOps, UnidentifiedImageError
 
 from .models import Art, Leader
+
+if TYPE_CHECKING:
+    from PIL import Image
 
 # The renditions' widths in CSS pixels' worth of image: a grid tile (150-200 px wide, twice that
 # on a sharp screen), the card and leader pages (250-320 px), the builder's list.
@@ -42,7 +47,7 @@ class Picture(NamedTuple):
     """A checked picture, decoded and upright, ready to store."""
 
     digest: str  # SHA-256 of the file as given
-    image: Image.Image  # RGB, or RGBA when it has transparency (a large JPEG: decoded smaller)
+    image: "Image.Image"  # RGB, or RGBA when it has transparency (a large JPEG: decoded smaller)
     fallback: str  # "jpg", or "png" for transparency
     size: tuple[int, int]  # the original's width and height, upright
 
@@ -66,6 +71,8 @@ def _bytes_of(data, limit: int) -> bytes:
 def check(data, *, name: str = "") -> Picture:
     """The picture in `data` (bytes, or a file such as an upload), or a ValidationError that
     says why it is refused."""
+    from PIL import Image, ImageOps, UnidentifiedImageError
+
     what = name or "The file"
     limit = settings.ART_MAX_BYTES
     size = getattr(data, "size", None)  # an upload knows its size: no need to read it all
@@ -126,7 +133,7 @@ def renditions(width: int, height: int) -> list[dict]:
     return found
 
 
-def _encode(image: Image.Image, ext: str) -> bytes:
+def _encode(image: "Image.Image", ext: str) -> bytes:
     out = io.BytesIO()
     if ext == "webp":
         image.save(out, "WEBP", quality=WEBP_QUALITY, method=4)
@@ -141,6 +148,8 @@ def store(picture: Picture) -> Art:
     """The Art of a checked picture: the stored one when the same picture was stored before;
     else its renditions are written, then its row. If a write fails, the files written here
     are deleted and the error raised."""
+    from PIL import Image
+
     found = Art.objects.filter(digest=picture.digest).first()
     if found is not None:
         return found

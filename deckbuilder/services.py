@@ -35,7 +35,7 @@ from cards.models import (
     printings_of_sets,
 )
 
-from . import history, previews
+from . import history
 from .models import Deck, DeckCard, DeckVerdict, DeckVersion, Visibility
 
 MAX_COPIES = 99
@@ -682,7 +682,13 @@ def deck_delete(*, deck: Deck, expected_version: int | None = None) -> None:
     share_id = locked.share_id
     locked.delete()
     # Its link-preview pictures go with it, once the deletion is sure.
-    transaction.on_commit(lambda: previews.forget_deck(default_storage, share_id))
+    transaction.on_commit(lambda: _forget_pictures(share_id))
+
+
+def _forget_pictures(share_id: str) -> None:
+    from . import previews  # Pillow: only where pictures are drawn (previews.py)
+
+    previews.forget_deck(default_storage, share_id)
 
 
 @transaction.atomic

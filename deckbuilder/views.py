@@ -33,7 +33,7 @@ from cards.pagecache import anonymous_page
 from cards.pagination import paginate as paginate_capped
 from cards.templatetags.badges import address
 
-from . import analysis, grouping, history, pages, previews, services
+from . import analysis, grouping, history, pages, services
 from .forms import (
     CountForm,
     DeckImportForm,
@@ -1017,6 +1017,9 @@ def deck_delete(request, share_id):
 
 # --- link previews ---------------------------------------------------------------------------
 
+# These views import deckbuilder.previews where they run: it brings Pillow, ~6 MB a worker that
+# only a picture's first request needs.
+
 # How long caches keep a picture: a deck's address names its version (a change is a new
 # address), a card's or leader's does not. Its ETag (the digest of what it shows) revalidates it.
 DECK_PREVIEW_MAX_AGE = 7 * 24 * 60 * 60
@@ -1030,6 +1033,8 @@ def _picture(request, name: str, draw, *, public: bool = True, max_age: int = PR
     response["ETag"] = '"' + name.rsplit("/", 1)[-1].removesuffix(".png") + '"'
     answer = get_conditional_response(request, etag=response["ETag"], response=response)
     if answer is response:
+        from . import previews
+
         answer = FileResponse(previews.fetch(default_storage, name, draw), content_type="image/png")
         answer["ETag"] = response["ETag"]
     if public:
@@ -1046,6 +1051,8 @@ def deck_preview(request, share_id, version):
     the deck may see it, and no one else (404, as its page); another version's address
     redirects to the current one's. Queries: the deck, its verdicts, its entries with their
     cards (its game, format and leader come from the cache), whatever the deck's size."""
+    from . import previews
+
     deck = _deck_or_404(request, share_id)
     if version != deck.version:
         return redirect("deck-preview", share_id=deck.share_id, version=deck.version)
@@ -1064,6 +1071,8 @@ def card_preview(request, game, slug):
     """A card's picture for link previews, for a card without art of its own: the game, the
     card (and what for_listing prefetches in its game: its printings). Here rather than in
     cards.views: the reference never imports the decks."""
+    from . import previews
+
     game = vocabulary.game_or_404(request, game)
     cards = Card.objects.filter(game=game).for_listing(vocabulary.of(game))
     card = get_object_or_404(cards, slug=slug)
@@ -1079,6 +1088,8 @@ def card_preview(request, game, slug):
 def leader_preview(request, game, slug):
     """A leader's picture for link previews: one query (the game; the leader is in its
     vocabulary)."""
+    from . import previews
+
     game = vocabulary.game_or_404(request, game)
     leader = vocabulary.of(game).leader_by_slug.get(slug)
     if leader is None:

@@ -8,7 +8,7 @@ from django import template
 from django.utils.safestring import mark_safe
 from django.utils.text import Truncator
 
-from cards.templatetags.badges import card_image, cost, esc, fact_line, keyword_list
+from cards.templatetags.badges import address, card_image, cost, esc, fact_line, keyword_list
 from deckbuilder import pages
 
 register = template.Library()
@@ -20,6 +20,43 @@ def public_decks_with(card) -> dict:
     changed of them, with owner and leader}: one query."""
     recent = list(pages.public_decks_with(card.pk).select_related("owner", "leader"))
     return {"count": recent[0].total if recent else 0, "decks": recent}
+
+
+# --- a deck page's cards, as a list and as stacks of pictures -----------------------------------
+# Drawn here rather than by template loops: a 60-card deck draws both views of every entry.
+
+
+@register.simple_tag
+def deck_list_items(entries, game):
+    """The <li>s of a type's entries in the list view: count, name (its picture on hover),
+    cost and facts (the type is the heading's)."""
+    items = []
+    for entry in entries:
+        card, n = entry.card, entry.count
+        items.append(
+            f'<li class="deck-card">\n  <span class="qty" aria-label="{n} cop'
+            f'{"y" if n == 1 else "ies"}">{n}×</span>\n'
+            f'  <span class="deck-card-name">{card_image(card, game, "name")}</span>\n'
+            f"  {cost(card.cost_items, game, compact=True)}\n"
+            f"  {fact_line(card, game, types=False)}\n</li>"
+        )
+    return mark_safe("\n".join(items))  # noqa: S308 (escaped by the tags)
+
+
+@register.simple_tag
+def deck_stack_items(entries, game):
+    """The <li>s of a type's stack in the visual view: each card's picture under a strip
+    with its count and name, linked to its page."""
+    items = []
+    for entry in entries:
+        card = entry.card
+        items.append(
+            f'<li><a class="stack-card" href="{esc(address("card-detail", game, card.slug))}">'
+            f'<span class="stack-label"><span class="stack-count">{entry.count}×</span> '
+            f'<span class="stack-name">{esc(card.name)}</span></span>'
+            f"{card_image(card, game, 'thumb')}</a></li>"
+        )
+    return mark_safe("\n".join(items))  # noqa: S308 (escaped)
 
 
 # --- the builder's controls: 60 cards a page, each with forms per deck section -----------------
