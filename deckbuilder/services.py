@@ -509,13 +509,22 @@ def deck_set_count(
     entry is written, and the deck comes back with its entries as they now are
     (`deck.entry_list`: no query), for the answer. A refusal (DeckNotLegal) rolls back the
     caller's transaction too (which has no use for a savepoint: two statements less)."""
-    if entries is not None and not transaction.get_connection().in_atomic_block:
-        raise RuntimeError("Entries handed over must come from the caller's locked read.")
     with transaction.atomic(savepoint=entries is None):
-        if entries is None:
-            deck = _lock(deck, None)
-            entries = deck.entries.with_cards(vocabulary.of(deck.game))
+        deck, entries = _locked_entries(deck, entries, None)
         return _set_count(deck, card, count, section, list(entries))
+
+
+def _locked_entries(deck: Deck, entries, expected_version: int | None):
+    """(deck, its entries with their cards), inside a transaction: the caller's own locked read
+    when handed over (checked against `expected_version`), else the deck locked and read here."""
+    if entries is None:
+        deck = _lock(deck, expected_version)
+        return deck, deck.entries.with_cards(vocabulary.of(deck.game))
+    if not transaction.get_connection().in_atomic_block:
+        raise RuntimeError("Entries handed over must come from the caller's locked read.")
+    if expected_version is not None and deck.version != expected_version:
+        raise VersionMismatch
+    return deck, entries
 
 
 def _set_count(deck: Deck, card: Card, count, section: str | None, entries: list) -> Deck:
@@ -594,14 +603,8 @@ def deck_swap(
     `expected_version`: as deck_update's (VersionMismatch when the deck moved on). `entries`:
     as deck_set_count's (the caller's read, after locking the deck in its transaction); the
     deck comes back with its entries as they now are."""
-    if entries is not None and not transaction.get_connection().in_atomic_block:
-        raise RuntimeError("Entries handed over must come from the caller's locked read.")
     with transaction.atomic(savepoint=entries is None):
-        if entries is None:
-            deck = _lock(deck, expected_version)
-            entries = deck.entries.with_cards(vocabulary.of(deck.game))
-        elif expected_version is not None and deck.version != expected_version:
-            raise VersionMismatch
+        deck, entries = _locked_entries(deck, entries, expected_version)
         entries = list(entries)
         deck.format.game = deck.game
         first = deck.format.slugs[0]
