@@ -141,8 +141,6 @@ def colours_css(request):
     return HttpResponse("".join(lines), content_type="text/css; charset=utf-8")
 
 
-# The game listed first on the home page (settings.FLAGSHIP_GAME names another).
-FLAGSHIP_GAME = "card-of-gods"
 
 
 def _pictures() -> dict:
@@ -189,7 +187,7 @@ def home(request):
     """Every game, the flagship first (settings.FLAGSHIP_GAME), each with its picture: two
     queries whatever the number of games, and those of the pictures with art (_with_pictures);
     the navigation's games come from the cache under the games' version read here."""
-    flagship = getattr(settings, "FLAGSHIP_GAME", FLAGSHIP_GAME)
+    flagship = settings.FLAGSHIP_GAME
     games = _with_pictures(
         list(
             Game.objects.annotate(

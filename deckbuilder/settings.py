@@ -191,6 +191,9 @@ STATIC_URL = "static/"
 STATIC_ROOT = BASE_DIR / "staticfiles"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 
+# The game the home page lists first (then by name).
+FLAGSHIP_GAME = env_str("FLAGSHIP_GAME") or "card-of-gods"
+
 # A deck's changes this close to its latest version (by the same save path) update that version
 # instead of adding one: a burst of +/− clicks is one version of its history. 0: every change.
 HISTORY_MERGE_SECONDS = env_int("HISTORY_MERGE_SECONDS", 60)
