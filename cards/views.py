@@ -141,8 +141,6 @@ def colours_css(request):
     return HttpResponse("".join(lines), content_type="text/css; charset=utf-8")
 
 
-
-
 def _pictures() -> dict:
     """Annotations of a game's picture, read in the game's own row: the pk of its first leader
     with a picture (art, or an image), and its first card as {"id", "slug", "name", "image",

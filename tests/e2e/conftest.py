@@ -86,6 +86,18 @@ def world(transactional_db):
         build_users()
 
 
+@pytest.fixture
+def fow(transactional_db):
+    """Force of Will's sample pool, the biggest (live-server tests flush the database between
+    tests: loaded again when gone)."""
+    from cards.management.commands.load_sample_data import SAMPLE_DIR, load_sample
+    from cards.models import Game
+
+    if not Game.objects.filter(slug="force-of-will").exists():
+        load_sample(SAMPLE_DIR / "force-of-will.json")
+    return Game.objects.get(slug="force-of-will")
+
+
 def add_verdant_ward(game):
     """One more green common for Kellantra: with it she can field a legal ten
     (3 Plant A Seed, 2 Healing, 3 Quiet Prayer, 2 Verdant Ward)."""

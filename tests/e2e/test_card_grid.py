@@ -12,8 +12,7 @@ from django.contrib.auth.models import User
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from playwright.sync_api import expect
 
-from cards.management.commands.load_sample_data import SAMPLE_DIR, load_sample
-from cards.models import Card, Format, Game
+from cards.models import Card, Format
 from deckbuilder import services
 from deckbuilder.models import Visibility
 from tests.e2e.axe import violations
@@ -41,14 +40,6 @@ WHOLE_TILES = """() => {
       && getComputedStyle(name).visibility === "visible";
   }).length;
 }"""
-
-
-@pytest.fixture
-def fow(transactional_db) -> Game:
-    """The sample game (live-server tests flush the database between tests: load it again)."""
-    if not Game.objects.filter(slug=GAME).exists():
-        load_sample(SAMPLE_DIR / f"{GAME}.json")
-    return Game.objects.get(slug=GAME)
 
 
 def open_page(browser, viewport, url, javascript=True):

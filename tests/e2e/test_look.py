@@ -53,7 +53,7 @@ PICTURES_DRAWN = """() => [...document.images]
 
 
 @pytest.fixture
-def deck(world):
+def deck(world, fow):
     alice = User.objects.get(username="alice")
     return factories.deck(alice, Game.objects.get(slug=GAME))
 
@@ -101,7 +101,7 @@ def test_every_page_is_axe_clean_in_each_theme_and_size(browser, live_server, de
     for n, (name, path) in enumerate(pages_of(deck)):
         if name == "deck":
             sign_in(page, live_server.url)
-        page.goto(live_server.url + path)
+        assert page.goto(live_server.url + path).status == 200, (name, path)
         if theme == "dark by the switch" and n == 0:
             switch_theme(page, width)  # once: the next pages remember it
         assert is_dark(page) == dark, (name, theme)
