@@ -38,11 +38,16 @@ browser:
 servers:
 	@{ [ -x /usr/sbin/nginx ] && command -v redis-server >/dev/null; } || { $(call APT_INSTALL,nginx redis-server); }
 
+# Each database's run is two: the unit and page tests on both cores (pytest-xdist), then the
+# browser tests one at a time (each drives a live server and chromium). PYTEST_ARGS picks tests.
+SUITE = $(if $(PYTEST_ARGS),$(PYTEST_ARGS),-n 2 --ignore=tests/e2e)
 test-sqlite: install
-	DATABASE_URL= $(BIN)/pytest $(PYTEST_ARGS)
+	DATABASE_URL= $(BIN)/pytest $(SUITE)
+	$(if $(PYTEST_ARGS),,DATABASE_URL= $(BIN)/pytest tests/e2e)
 
 test-postgres: install
-	scripts/with-postgres $(BIN)/pytest $(PYTEST_ARGS)
+	scripts/with-postgres $(BIN)/pytest $(SUITE)
+	$(if $(PYTEST_ARGS),,scripts/with-postgres $(BIN)/pytest tests/e2e)
 
 # Production topology on this machine: nginx → two gunicorns → one PostgreSQL and one Redis.
 cluster: install servers
