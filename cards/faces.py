@@ -19,6 +19,7 @@ import unicodedata
 
 from .models import Card, Game
 from .pagecache import release
+from .text import wrap_lines
 
 WIDTH, HEIGHT = 250, 350
 
@@ -91,40 +92,16 @@ def _fit(text: str, size: float, width: float, *, bold: bool = False) -> str:
     return text.rstrip() + "…"
 
 
-def _split_word(word: str, size: float, width: float, bold: bool) -> list[str]:
-    """A word wider than a line, in pieces that fit."""
-    pieces, piece = [], ""
-    for char in word:
-        if piece and text_width(piece + char, size, bold=bold) > width:
-            pieces.append(piece)
-            piece = ""
-        piece += char
-    return [*pieces, piece] if piece else pieces
-
-
 def wrap(text: str, size: float, width: float, max_lines: int, *, bold: bool = False) -> list[str]:
     """`text` in lines no wider than `width` (paragraphs kept), at most `max_lines` of them:
     the last of those ends with an ellipsis when text is left over."""
-    if max_lines <= 0:
-        return []
-    lines: list[str] = []
-    for paragraph in _NOT_XML.sub("", str(text)).splitlines():
-        line = ""
-        for word in paragraph.split():
-            too_wide = text_width(word, size, bold=bold) > width
-            for piece in _split_word(word, size, width, bold) if too_wide else [word]:
-                candidate = f"{line} {piece}" if line else piece
-                if line and text_width(candidate, size, bold=bold) > width:
-                    lines.append(line)
-                    line = piece
-                else:
-                    line = candidate
-        if line:
-            lines.append(line)
-    if len(lines) > max_lines:
-        lines = lines[:max_lines]
-        lines[-1] = _fit(lines[-1].rstrip(" .,;:") + "…", size, width, bold=bold)
-    return lines
+    return wrap_lines(
+        _NOT_XML.sub("", str(text)),
+        width,
+        max_lines,
+        measure=lambda line: text_width(line, size, bold=bold),
+        shorten=lambda line: _fit(line + "…", size, width, bold=bold),
+    )
 
 
 def _paint(css: str) -> str:

@@ -72,3 +72,42 @@ def article(phrase: str) -> str:
     """The indefinite article before `phrase`: "an" before a vowel ("an Irdya card game", "an
     Of Gods and Men format"), else "a"."""
     return "an" if phrase[:1].lower() in "aeiou" and phrase[:1] else "a"
+
+
+def wrap_lines(text: str, width: float, max_lines: int, *, measure, shorten) -> list[str]:
+    """`text` in at most `max_lines` lines, each no wider than `width` by `measure` (a drawn
+    face's estimate, a font's length): paragraphs kept, words placed greedily, a word wider
+    than a line in pieces. When text is left over, the last line is `shorten(line)`, which adds
+    the ellipsis."""
+    if max_lines <= 0:
+        return []
+    lines: list[str] = []
+    for paragraph in text.splitlines():
+        line = ""
+        for word in paragraph.split():
+            for piece in _pieces(word, width, measure):
+                candidate = f"{line} {piece}" if line else piece
+                if line and measure(candidate) > width:
+                    lines.append(line)
+                    line = piece
+                else:
+                    line = candidate
+        if line:
+            lines.append(line)
+    if len(lines) > max_lines:
+        lines = lines[:max_lines]
+        lines[-1] = shorten(lines[-1].rstrip(" .,;:"))
+    return lines
+
+
+def _pieces(word: str, width: float, measure) -> list[str]:
+    """A word, or a word wider than a line in pieces that fit."""
+    if measure(word) <= width:
+        return [word]
+    pieces, piece = [], ""
+    for char in word:
+        if piece and measure(piece + char) > width:
+            pieces.append(piece)
+            piece = ""
+        piece += char
+    return [*pieces, piece] if piece else pieces

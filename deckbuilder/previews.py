@@ -30,6 +30,7 @@ from PIL import Image, ImageColor, ImageDraw, ImageFont, ImageOps
 
 from cards.art import shown
 from cards.faces import cost_text
+from cards.text import wrap_lines
 
 WIDTH, HEIGHT = 1200, 630
 MARGIN = 48
@@ -253,31 +254,13 @@ def fit(text: str, face: ImageFont.FreeTypeFont, width: float) -> str:
 def wrap(text: str, face: ImageFont.FreeTypeFont, width: float, lines: int) -> list[str]:
     """`text` in at most `lines` lines no wider than `width` (paragraphs kept, a word too long
     cut), the last ending with an ellipsis when text is left over."""
-    out: list[str] = []
-    for paragraph in clean(text).splitlines():
-        line = ""
-        for word in paragraph.split():
-            while face.getlength(word) > width:  # a word wider than the line: in pieces
-                cut = len(word) - 1
-                while cut > 1 and face.getlength(word[:cut]) > width:
-                    cut -= 1
-                if line:
-                    out.append(line)
-                    line = ""
-                out.append(word[:cut])
-                word = word[cut:]
-            candidate = f"{line} {word}" if line else word
-            if line and face.getlength(candidate) > width:
-                out.append(line)
-                line = word
-            else:
-                line = candidate
-        if line:
-            out.append(line)
-    if len(out) > lines:
-        out = out[:lines]
-        out[-1] = fit(out[-1].rstrip(" .,;:") + " …", face, width)
-    return out
+    return wrap_lines(
+        clean(text),
+        width,
+        lines,
+        measure=face.getlength,
+        shorten=lambda line: fit(line + " …", face, width),
+    )
 
 
 def paint(css: str) -> tuple[int, int, int]:
